@@ -1,0 +1,200 @@
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { openDatabase, type Database } from '../src/db/database.js'
+import { migrateToLatest } from '../src/db/migrator.js'
+import { spawnPinned, waitForHttp, type Child } from './processes.js'
+
+/** The repository root (bench/..). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+/** Where the bench keeps everything it makes (git-ignored). */
+export const BENCH_DIR = path.join(ROOT, '.bench')
+const BUILD_DIR = path.join(BENCH_DIR, 'build')
+
+/** The staff/admin credential the server makes sure of at start (BOOTSTRAP_API_KEY). */
+export const BOOTSTRAP = { id: 'key_benchadmin', secret: 'bench-admin-secret-0123456789abcdefghijklmnop' }
+
+/**
+ * Compiles the server as `npm run build` does (tsc, same tsconfig), but into .bench/build, so the
+ * bench measures what `npm start` runs without touching dist/ that others may be using.
+ * Returns the entry point. Type errors are reported but do not stop the bench when tsc emitted.
+ */
+export function buildServer(log: (line: string) => void): string {
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+  const outDir = path.join(BUILD_DIR, 'dist')
+  fs.mkdirSync(BUILD_DIR, { recursive: true })
+  // dist/version.js reads ../package.json; the copy also marks the build as ES modules.
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(BUILD_DIR, 'package.json'))
+  const started = performance.now()
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.json'), '--outDir', outDir, '--tsBuildInfoFile', path.join(BUILD_DIR, 'tsbuildinfo')], {
+    cwd: ROOT,
+    encoding: 'utf8'
+  })
+  const entry = path.join(outDir, 'main.js')
+  if (result.status !== 0) {
+    if (!fs.existsSync(entry)) throw new Error(`tsc failed:\n${result.stdout}${result.stderr}`)
+    log(`warning: tsc reported errors (the build was emitted anyway):\n${result.stdout.split('\n').slice(0, 10).join('\n')}`)
+  }
+  log(`built the server into ${path.relative(ROOT, outDir)} (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+  return entry
+}
+
+/** A free TCP port on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+/** A fresh database for one data set: a new SQLite file, or a new PostgreSQL database. */
+export interface BenchDatabase {
+  /** DATABASE_URL for the server. */
+  url: string
+  /** Opens it as the server does (for seeding and checks). */
+  open(synchronous: 'FULL' | 'NORMAL'): Database
+  /** Deletes the file or drops the database. */
+  drop(): Promise<void>
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url)
+  parsed.pathname = `/${name}`
+  return parsed.toString()
+}
+
+export async function createDatabase(kind: 'sqlite' | 'postgres', dir: string, label: string, adminUrl: string): Promise<BenchDatabase> {
+  const settings = (database: Parameters<typeof openDatabase>[0]['database'], synchronous: 'FULL' | 'NORMAL') =>
+    openDatabase({ database, sqliteSynchronous: synchronous, databasePoolMax: 4, statementTimeoutMs: 0 })
+  if (kind === 'sqlite') {
+    const file = path.join(dir, `${label}.db`)
+    const files = [file, `${file}-wal`, `${file}-shm`]
+    for (const f of files) fs.rmSync(f, { force: true })
+    fs.mkdirSync(dir, { recursive: true })
+    return {
+      url: `sqlite:${file}`,
+      open: (synchronous) => settings({ kind: 'sqlite', file }, synchronous),
+      drop: async () => {
+        for (const f of files) fs.rmSync(f, { force: true })
+      }
+    }
+  }
+  const name = `so_bench_${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  try {
+    await admin.query(`drop database if exists ${name}`)
+    await admin.query(`create database ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = withDatabase(adminUrl, name)
+  return {
+    url,
+    open: () => settings({ kind: 'postgres', url }, 'FULL'),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl })
+      await client.connect()
+      try {
+        await client.query(`drop database if exists ${name} with (force)`)
+      } finally {
+        await client.end()
+      }
+    }
+  }
+}
+
+/** Opens, migrates (as the server would at start), runs `work`, closes. */
+export async function withOpenDatabase<T>(database: BenchDatabase, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = database.open('FULL')
+  try {
+    await migrateToLatest(db.db, db.dialect)
+    return await work(db)
+  } finally {
+    await db.close()
+  }
+}
+
+export interface ServerOptions {
+  entry: string
+  databaseUrl: string
+  port: number
+  cpu: number | null
+  logLevel: string
+  synchronous: 'FULL' | 'NORMAL'
+  dataDir: string
+  logFile: string
+  /** Directory for a CPU profile (`node --cpu-prof`), or null. */
+  profileDir?: string | null
+  profileName?: string
+  /** API processes (WORKERS, node:cluster); default 1. */
+  workers?: number
+  /** REDIS_URL: rate-limit counters in Redis; default none. */
+  redisUrl?: string | null
+}
+
+/** Starts the API as `npm start` does (`node --enable-source-maps --max-semi-space-size=4 dist/main.js`), pinned to a core. */
+export async function startApiServer(options: ServerOptions): Promise<Child> {
+  const profile = options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', options.profileName ?? 'api.cpuprofile'] : []
+  const child = spawnPinned({
+    name: 'api server',
+    command: process.execPath,
+    args: ['--enable-source-maps', '--max-semi-space-size=4', ...profile, options.entry],
+    cpu: options.cpu,
+    logFile: options.logFile,
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(options.port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: options.databaseUrl,
+      DATA_DIR: options.dataDir,
+      BOOTSTRAP_API_KEY: `${BOOTSTRAP.id}:${BOOTSTRAP.secret}`,
+      LOG_LEVEL: options.logLevel,
+      DISPATCHER: 'off',
+      SQLITE_SYNCHRONOUS: options.synchronous,
+      WORKERS: String(options.workers ?? 1),
+      ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {})
+    }
+  })
+  try {
+    await waitForHttp(`http://127.0.0.1:${options.port}/readyz`, child)
+    // /readyz answers once the first API process listens; give the others (node:cluster) time to.
+    if ((options.workers ?? 1) > 1) await new Promise((resolve) => setTimeout(resolve, 3000))
+  } catch (error) {
+    await child.stop(1000)
+    throw new Error(`${(error as Error).message}; its log: ${options.logFile}\n${tail(options.logFile)}`)
+  }
+  return child
+}
+
+/** Starts bench/baseline.ts pinned to a core. */
+export async function startBaseline(port: number, cpu: number | null, logFile: string): Promise<Child> {
+  const child = spawnPinned({
+    name: 'baseline',
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline.ts')],
+    cpu,
+    logFile,
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port) }
+  })
+  await waitForHttp(`http://127.0.0.1:${port}/v1/ping`, child, 30_000, { method: 'POST' })
+  return child
+}
+
+function tail(file: string, lines = 15): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n')
+  } catch {
+    return ''
+  }
+}

@@ -1,0 +1,234 @@
+import type { LoadResult } from './loadgen.js'
+import type { MachineInfo } from './machine.js'
+import type { ProfileSummary } from './profile.js'
+import type { ScenarioKind } from './scenarios.js'
+
+/** One measured run of one scenario. */
+export interface RunRecord {
+  round: number
+  result: LoadResult
+  /** Peak RSS of the process under load (API server, or the baseline for the baseline), bytes. */
+  rssPeak: number
+  /** Cores busy with other work on the machine during the run. */
+  foreignCores: number
+  /** Cores' worth of time the hypervisor gave to other guests during the run (steal). */
+  stealCores: number
+}
+
+/** A scenario over all its rounds. */
+export interface ScenarioReport {
+  name: string
+  title: string
+  kind: ScenarioKind
+  runs: RunRecord[]
+  /** The round with the median requests per second. */
+  median: RunRecord
+  /** Median requests per second over the baseline's median; null for the baseline itself. */
+  ratio: number | null
+}
+
+export interface MainReport {
+  kind: 'main'
+  startedAt: string
+  db: 'sqlite' | 'postgres'
+  synchronous: 'FULL' | 'NORMAL' | null
+  /** API processes behind the port (`--workers`, issue 10). */
+  workers?: number
+  /** Rate-limit counters in Redis (`--redis-url`). */
+  redis?: boolean
+  logLevel: string
+  connections: number
+  seconds: number
+  warmupSeconds: number
+  rounds: number
+  machine: MachineInfo
+  seed: { seconds: number; rows: Record<string, number> }
+  scenarios: ScenarioReport[]
+  /** RSS of the API process: idle after start, and the peak under load. */
+  rss: { idle: number; peak: number }
+  counters: { steps: number; mismatched: number; stepCountsOff: number } | null
+  targets: TargetResult[]
+  profiles: { scenario: string; summary: ProfileSummary }[]
+  /** get-transaction in 5 s slices across an expiry of the 60 s credential cache (`--expiry`). */
+  expiry: ExpirySlice[] | null
+}
+
+export interface ExpirySlice {
+  /** Seconds since the one request that verified the customer's password. */
+  from: number
+  rps: number
+  p50: number
+  p99: number
+  max: number
+  rssPeak: number
+}
+
+export interface TargetResult {
+  what: string
+  target: string
+  measured: string
+  met: boolean
+  /** How far above or below the target, as a phrase. */
+  margin: string
+}
+
+const MiB = 2 ** 20
+
+export function median<T>(values: T[], by: (value: T) => number): T {
+  const sorted = [...values].sort((a, b) => by(a) - by(b))
+  return sorted[Math.floor((sorted.length - 1) / 2)]!
+}
+
+/** Builds the per-scenario summaries: median round and ratio to the baseline's median. */
+export function summarize(runs: Map<string, { title: string; kind: ScenarioKind; runs: RunRecord[] }>): ScenarioReport[] {
+  const baseline = runs.get('baseline')
+  const baselineRps = baseline === undefined ? null : median(baseline.runs, (r) => r.result.rps).result.rps
+  return [...runs.entries()].map(([name, entry]) => {
+    const mid = median(entry.runs, (r) => r.result.rps)
+    return {
+      name,
+      title: entry.title,
+      kind: entry.kind,
+      runs: entry.runs,
+      median: mid,
+      ratio: name === 'baseline' || baselineRps === null ? null : mid.result.rps / baselineRps
+    }
+  })
+}
+
+function ratioTarget(scenario: ScenarioReport, minimum: number): TargetResult {
+  const ratio = scenario.ratio ?? 0
+  const met = ratio >= minimum
+  return {
+    what: `${scenario.name}: ratio to baseline`,
+    target: `≥ ${minimum.toFixed(3)}`,
+    measured: ratio.toFixed(3),
+    met,
+    margin: met ? `met, ${((ratio / minimum - 1) * 100).toFixed(0)}% above` : `missed by ${((1 - ratio / minimum) * 100).toFixed(0)}% (needs ${(minimum / ratio).toFixed(2)}× the throughput)`
+  }
+}
+
+function p99Target(scenario: ScenarioReport, maximumMs: number): TargetResult {
+  const p99 = scenario.median.result.p99
+  const met = p99 < maximumMs
+  return {
+    what: `${scenario.name}: p99 latency`,
+    target: `< ${maximumMs} ms`,
+    measured: `${p99.toFixed(2)} ms`,
+    met,
+    margin: met ? `met, ${(maximumMs / p99).toFixed(1)}× under` : `missed by ${(p99 - maximumMs).toFixed(1)} ms (${(p99 / maximumMs).toFixed(1)}× the limit)`
+  }
+}
+
+/** Issue 7's targets for this database and durability setting. */
+export function evaluateTargets(report: Omit<MainReport, 'targets'>): TargetResult[] {
+  const targets: TargetResult[] = []
+  for (const scenario of report.scenarios) {
+    if (scenario.kind === 'baseline') continue
+    if (report.db === 'sqlite') {
+      if (scenario.name === 'get-transaction') {
+        targets.push(ratioTarget(scenario, 0.25), p99Target(scenario, 10))
+      } else if (scenario.kind === 'read') {
+        targets.push(ratioTarget(scenario, 0.2))
+      } else {
+        targets.push(ratioTarget(scenario, report.synchronous === 'NORMAL' ? 0.1 : 0.05))
+      }
+    } else {
+      targets.push(ratioTarget(scenario, scenario.kind === 'read' ? 0.05 : 0.025))
+    }
+  }
+  const peak = report.rss.peak / MiB
+  targets.push({
+    what: 'API process RSS under load (peak)',
+    target: '< 150 MiB',
+    measured: `${peak.toFixed(0)} MiB`,
+    met: peak < 150,
+    margin: peak < 150 ? `met, ${(150 - peak).toFixed(0)} MiB to spare` : `missed by ${(peak - 150).toFixed(0)} MiB`
+  })
+  return targets
+}
+
+const fmt = {
+  rps: (n: number) => Math.round(n).toLocaleString('en-US'),
+  ms: (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2)),
+  mib: (bytes: number) => (bytes / MiB).toFixed(0)
+}
+
+/** The most other work (and steal) seen in any round, in cores. */
+function noise(scenario: ScenarioReport): string {
+  return `${Math.max(...scenario.runs.map((r) => r.foreignCores)).toFixed(2)} / ${Math.max(...scenario.runs.map((r) => r.stealCores)).toFixed(2)}`
+}
+
+function errorsOf(scenario: ScenarioReport): { errors: number; expected: number } {
+  return scenario.runs.reduce((acc, run) => ({ errors: acc.errors + run.result.errors, expected: acc.expected + run.result.expected }), { errors: 0, expected: 0 })
+}
+
+/** The results table as text for the terminal. */
+export function consoleTable(report: MainReport): string {
+  const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', '409', 'ratio', 'RSS MiB', 'rounds req/s', 'other load/steal']
+  const rows = report.scenarios.map((s) => {
+    const { errors, expected } = errorsOf(s)
+    return [
+      s.name,
+      fmt.rps(s.median.result.rps),
+      fmt.ms(s.median.result.p50),
+      fmt.ms(s.median.result.p99),
+      String(errors),
+      s.kind === 'write' ? String(expected) : '',
+      s.ratio === null ? '1' : s.ratio.toFixed(3),
+      fmt.mib(Math.max(...s.runs.map((r) => r.rssPeak))),
+      s.runs.map((r) => fmt.rps(r.result.rps)).join(' / '),
+      noise(s)
+    ]
+  })
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)]
+  out.push('', 'targets:')
+  for (const t of report.targets) out.push(`  ${t.met ? 'MET   ' : 'MISSED'} ${t.what} ${t.target}: ${t.measured} (${t.margin})`)
+  return out.join('\n')
+}
+
+/** The results as markdown, for BENCHMARKS.md. */
+export function markdown(report: MainReport): string {
+  const processes = ((report.workers ?? 1) > 1 ? `, ${report.workers} API processes` : '') + (report.redis === true ? ', REDIS_URL set' : '')
+  const db = (report.db === 'sqlite' ? `SQLite, synchronous=${report.synchronous}` : 'PostgreSQL') + processes
+  const out: string[] = []
+  out.push(
+    `### ${db}`,
+    '',
+    `${report.connections} connections, ${report.seconds} s per run after a ${report.warmupSeconds} s warm-up, ${report.rounds} rounds interleaved; median round shown; ` +
+      `LOG_LEVEL=${report.logLevel}; taken ${report.startedAt}. Seeded in ${report.seed.seconds.toFixed(1)} s.`,
+    '',
+    '| scenario | req/s | p50 ms | p99 ms | errors | 409 | ratio to baseline | peak RSS MiB | req/s per round | other load / steal (cores) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|'
+  )
+  for (const s of report.scenarios) {
+    const { errors, expected } = errorsOf(s)
+    out.push(
+      `| ${s.name} | ${fmt.rps(s.median.result.rps)} | ${fmt.ms(s.median.result.p50)} | ${fmt.ms(s.median.result.p99)} | ${errors} | ${s.kind === 'write' ? expected : ''} | ${s.ratio === null ? '1' : s.ratio.toFixed(3)} | ${fmt.mib(Math.max(...s.runs.map((r) => r.rssPeak)))} | ${s.runs.map((r) => fmt.rps(r.result.rps)).join(' / ')} | ${noise(s)} |`
+    )
+  }
+  out.push('', `API process RSS: ${fmt.mib(report.rss.idle)} MiB idle after start, ${fmt.mib(report.rss.peak)} MiB peak under load.`)
+  if (report.counters !== null) {
+    out.push(
+      `Counters after the run: ${report.counters.steps} steps, ${report.counters.mismatched} with \`order_count\` different from the transactions at the step, ${report.counters.stepCountsOff} services with a wrong \`step_count\`.`
+    )
+  }
+  if (report.expiry !== null) {
+    out.push(
+      '',
+      `get-transaction across an expiry of the 60 s credential cache (D-13), ${report.connections} connections, in 5 s slices from the request that verified the password:`,
+      '',
+      '| seconds | req/s | p50 ms | p99 ms | max ms | peak RSS MiB |',
+      '|---|---:|---:|---:|---:|---:|'
+    )
+    for (const slice of report.expiry) {
+      out.push(`| ${slice.from}–${slice.from + 5} | ${fmt.rps(slice.rps)} | ${fmt.ms(slice.p50)} | ${fmt.ms(slice.p99)} | ${fmt.ms(slice.max)} | ${fmt.mib(slice.rssPeak)} |`)
+    }
+  }
+  out.push('', '| target | wanted | measured | |', '|---|---|---|---|')
+  for (const t of report.targets) out.push(`| ${t.what} | ${t.target} | ${t.measured} | ${t.met ? '✅' : '❌'} ${t.margin} |`)
+  out.push('')
+  return out.join('\n')
+}

@@ -1,0 +1,152 @@
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Logger } from 'pino'
+import { systemClock, type Clock } from './common/clock.js'
+import type { Config } from './config.js'
+import type { Database } from './db/database.js'
+import { SqliteGroupCommit } from './db/unit-of-work.js'
+import { apiKeysRepository } from './modules/api-keys/api-keys.repository.js'
+import { catalogueModule } from './modules/catalogue/index.js'
+import { customersModule } from './modules/customers/index.js'
+import { ordersModule } from './modules/orders/index.js'
+import { trackingModule } from './modules/tracking/index.js'
+import { webModule } from './modules/web/index.js'
+import { customerLoginQuery } from './modules/customers/customers.credentials.js'
+import { registerOutboxMetrics } from './modules/notifications/notifications.metrics.js'
+import type { App } from './platform/app-types.js'
+import { Authenticator, type CredentialStore } from './platform/auth.js'
+import { BODY_LIMIT, registerBodyParsers } from './platform/body-parsers.js'
+import { VerifiedCredentialCache } from './platform/credential-cache.js'
+import { frameworkProblem, registerErrorHandling, sendProblem } from './platform/error-handler.js'
+import { registerHealth } from './platform/health.js'
+import { httpServerOptions, limitConnections } from './platform/http-limits.js'
+import { Writes } from './platform/idempotency.js'
+import { lazyChildLoggerFactory } from './platform/lazy-logger.js'
+import { createLogger } from './platform/logger.js'
+import { registerMaintenance } from './platform/maintenance.js'
+import { Metrics } from './platform/metrics.js'
+import { registerOpenApi, registerOpenApiRoutes } from './platform/openapi.js'
+import type { RateLimitStore } from './platform/rate-limit.js'
+import { createRateLimitStore } from './platform/rate-limit.redis.js'
+import { answerBeforeRouting, registerRequestContext, requestIdOf } from './platform/request-context.js'
+import { VERSION } from './version.js'
+
+/** What the app is built from; everything with state comes in from outside (main.ts or a test). */
+export interface AppDeps {
+  config: Config
+  database: Database
+  /** The data key sealing card numbers and reset links (payments/card-key.ts). */
+  dataKey: Buffer
+  clock?: Clock
+  logger?: Logger
+}
+
+/** What every module may use; built once per app. */
+export interface AppContext {
+  readonly config: Config
+  readonly database: Database
+  readonly clock: Clock
+  readonly dataKey: Buffer
+  readonly auth: Authenticator
+  readonly limiter: RateLimitStore
+  readonly writes: Writes
+  readonly metrics: Metrics
+  readonly logger: Logger
+}
+
+function credentialStore(database: Database): CredentialStore {
+  const keys = apiKeysRepository(database.db)
+  const customerLogin = customerLoginQuery(database.db)
+  return {
+    findApiKey: (id) => keys.findForAuth(database.reader, id),
+    findCustomerLogin: (email) => customerLogin.first(database.reader, { email })
+  }
+}
+
+/**
+ * Builds the whole HTTP app: platform first, then the modules in a fixed order (ARCHITECTURE 1, 2).
+ * Never listens; main.ts or a test decides what to do with it.
+ */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const clock = deps.clock ?? systemClock
+  const logger = deps.logger ?? createLogger(deps.config.logLevel)
+  // Issue 10: counters shared through Redis when REDIS_URL is set, else in this process (D-14).
+  const limiter = createRateLimitStore({ redisUrl: deps.config.redisUrl, clock, logger })
+  const metrics = new Metrics()
+  registerOutboxMetrics(metrics, deps.database)
+  const unitOfWork = deps.database.unitOfWork
+  if (unitOfWork instanceof SqliteGroupCommit) {
+    metrics.addGauge('sqlite_commits', 'SQLite write transactions committed (each one fsync).', [], async () => [{ labels: {}, value: unitOfWork.counts.commits }])
+    metrics.addGauge('sqlite_committed_use_cases', 'Use cases carried by those commits (group commit).', [], async () => [{ labels: {}, value: unitOfWork.counts.useCases }])
+  }
+  const context: AppContext = {
+    config: deps.config,
+    database: deps.database,
+    clock,
+    dataKey: deps.dataKey,
+    auth: new Authenticator(credentialStore(deps.database), new VerifiedCredentialCache(clock), limiter),
+    limiter,
+    writes: new Writes(deps.database, clock, deps.dataKey),
+    metrics,
+    logger
+  }
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // Our own onResponse hook writes the one line per request (request-context.ts).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    childLoggerFactory: lazyChildLoggerFactory,
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    bodyLimit: BODY_LIMIT,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
+    return503OnClosing: false,
+    // Slow or hostile clients: deadlines for headers and the whole request, header size (issue 8).
+    ...httpServerOptions(deps.config),
+    routerOptions: { maxParamLength: 500 },
+    ajv: {
+      customOptions: {
+        // Types are exact: a number where text is expected is an error, not converted.
+        coerceTypes: false,
+        allErrors: true,
+        removeAdditional: false,
+        useDefaults: true,
+        verbose: true,
+        allowUnionTypes: true,
+        keywords: ['x-error', 'x-callers', 'x-absent']
+      }
+    },
+    frameworkErrors: (error, request, reply) => {
+      answerBeforeRouting(metrics, request, reply)
+      sendProblem(reply, frameworkProblem(error, request, deps.database.dialect))
+    }
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  limitConnections(app.server, deps.config)
+  registerErrorHandling(app, deps.database.dialect)
+  registerBodyParsers(app)
+  registerRequestContext(app, metrics)
+  await registerOpenApi(app, VERSION)
+  registerHealth(app, deps.database, metrics)
+
+  await registerModules(app, context)
+  app.addHook('onClose', async () => limiter.close?.())
+  registerMaintenance(app, [{ name: 'expired idempotency keys', run: () => context.writes.purgeExpired() }], logger as FastifyBaseLogger)
+
+  await registerOpenApiRoutes(app)
+  return app
+}
+
+// A hop count trusts that many proxies nearest the server (proxy-addr semantics).
+function trustProxyOption(value: Config['trustProxy']): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof value === 'number' ? (_address, hop) => hop < value : value
+}
+
+/** The modules, in the order their routes appear in the OpenAPI document. */
+async function registerModules(app: App, context: AppContext): Promise<void> {
+  await app.register(customersModule(context))
+  await app.register(catalogueModule(context))
+  await app.register(ordersModule(context))
+  await app.register(trackingModule(context))
+  await app.register(webModule(context))
+}

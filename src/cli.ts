@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util'
+import { systemClock } from './common/clock.js'
+import type { Config } from './config.js'
+import { openDatabase, type Database } from './db/database.js'
+import { migrateToLatest } from './db/migrator.js'
+import { ApiKeysService } from './modules/api-keys/api-keys.service.js'
+import type { ApiKeyRole } from './modules/api-keys/api-keys.table.js'
+import { NOTIFICATIONS_USAGE, outboxCommand, runWorker } from './modules/notifications/notifications.cli.js'
+import { formatSeedReport, seedDemo } from './seed/demo-seed.js'
+import { configOrExit, serve } from './serve.js'
+
+const USAGE = `usage: service-ordering <command>
+
+commands:
+  serve [--workers N]                         run the API (the default of npm start); --workers N
+                                              forks N API processes on one port (PostgreSQL only;
+                                              also WORKERS=N)
+  migrate                                     bring the database schema up to date
+  api-key create --role admin|staff|app --name NAME
+                                              make an API key; prints KEY_ID:SECRET once
+  api-key list                                list keys (never their secrets)
+  api-key revoke KEY_ID                       revoke a key at once
+  seed --demo                                 add a demo catalogue and customers; prints their
+                                              passwords once; running it again adds nothing
+${NOTIFICATIONS_USAGE}`
+
+/** A usage mistake: printed with the usage, exit status 2. */
+class UsageError extends Error {}
+
+async function withDatabase<T>(config: Config, fn: (database: Database) => Promise<T>): Promise<T> {
+  const database = openDatabase(config)
+  try {
+    await migrateToLatest(database.db, database.dialect)
+    return await fn(database)
+  } finally {
+    await database.close()
+  }
+}
+
+const ROLES: readonly ApiKeyRole[] = ['admin', 'staff', 'app']
+
+async function apiKeyCommand(config: Config, args: string[]): Promise<void> {
+  const [action, ...rest] = args
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: { role: { type: 'string' }, name: { type: 'string' } },
+    allowPositionals: true,
+    strict: true
+  })
+  // Usage is checked before the database is opened (and migrated): a mistake exits 2 with the
+  // usage even when the database is away, and touches nothing (D-90).
+  if (action === 'create') {
+    const role = values.role as ApiKeyRole | undefined
+    if (role === undefined || !ROLES.includes(role)) throw new UsageError('--role must be admin, staff or app')
+    const name = values.name?.trim() ?? ''
+    if (name === '' || name.length > 100) throw new UsageError('--name must be 1 to 100 characters')
+    await withDatabase(config, async (database) => {
+      const key = await new ApiKeysService(database, systemClock).create(role, name)
+      process.stdout.write(`${key.id}:${key.secret}\n`)
+    })
+  } else if (action === 'list') {
+    await withDatabase(config, async (database) => {
+      const rows = await new ApiKeysService(database, systemClock).list()
+      process.stdout.write('KEY_ID                ROLE   CREATED                   REVOKED                   NAME\n')
+      for (const row of rows) {
+        const revoked = row.revoked_at === null ? '-' : new Date(row.revoked_at).toISOString()
+        process.stdout.write(
+          `${row.id.padEnd(21)} ${row.role.padEnd(6)} ${new Date(row.created_at).toISOString().padEnd(25)} ${revoked.padEnd(25)} ${row.name}\n`
+        )
+      }
+    })
+  } else if (action === 'revoke') {
+    const id = positionals[0]
+    if (id === undefined) throw new UsageError('api-key revoke needs a KEY_ID')
+    await withDatabase(config, async (database) => {
+      if (!(await new ApiKeysService(database, systemClock).revoke(id))) {
+        process.stderr.write(`service-ordering: no active API key ${id}\n`)
+        process.exitCode = 1
+        return
+      }
+      process.stdout.write(`revoked ${id}\n`)
+    })
+  } else {
+    throw new UsageError('api-key needs create, list or revoke')
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...args] = argv
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE)
+    return
+  }
+  const config = configOrExit()
+  switch (command) {
+    case 'serve': {
+      // Issue 10: --workers N overrides WORKERS and is checked by the same rule (config.ts).
+      const { values } = parseArgs({ args, options: { workers: { type: 'string' } }, strict: true })
+      return serve(values.workers === undefined ? config : configOrExit({ ...process.env, WORKERS: values.workers }))
+    }
+    case 'migrate': {
+      const database = openDatabase(config)
+      try {
+        const names = await migrateToLatest(database.db, database.dialect)
+        process.stdout.write(names.length === 0 ? 'schema is up to date\n' : `applied ${names.join(', ')}\n`)
+      } finally {
+        await database.close()
+      }
+      return
+    }
+    case 'api-key':
+      return apiKeyCommand(config, args)
+    case 'seed': {
+      // D-90: only the demo seed exists; the flag says so explicitly.
+      const { values } = parseArgs({ args, options: { demo: { type: 'boolean' } }, strict: true })
+      if (values.demo !== true) throw new UsageError('seed needs --demo')
+      return withDatabase(config, async (database) => {
+        process.stdout.write(formatSeedReport(await seedDemo(database, systemClock)))
+      })
+    }
+    case 'worker':
+      return runWorker(config)
+    case 'outbox':
+      return outboxCommand(config, args, (message) => new UsageError(message))
+    default:
+      throw new UsageError(`unknown command ${command}`)
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`service-ordering: ${(error as Error).message}\n\n${USAGE}`)
+    process.exit(2)
+  }
+  process.stderr.write(`service-ordering: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
+})

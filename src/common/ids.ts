@@ -1,0 +1,45 @@
+import { randomBytes, randomInt } from 'node:crypto'
+
+// Lower-case Crockford base32: no i, l, o, u, so ids read back unambiguously.
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
+
+function base32(bytes: Buffer): string {
+  let out = ''
+  let buffer = 0
+  let bits = 0
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte
+    bits += 8
+    while (bits >= 5) {
+      out += ALPHABET[(buffer >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+  }
+  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31]
+  return out
+}
+
+export type IdPrefix = 'cus' | 'svc' | 'trx' | 'pay' | 'key' | 'trk'
+
+/**
+ * A new opaque identifier (D-30): a type prefix and 120 random bits, so ids are unguessable,
+ * carry no order, and can never equal a literal path segment such as `create` or `signin`.
+ */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${base32(randomBytes(15))}`
+}
+
+/** An API key id: short enough to type, random enough never to collide in practice. */
+export function newKeyId(): string {
+  return `key_${base32(randomBytes(10))}`
+}
+
+/** A secret of 32 random bytes, base64url (D-10 API keys, D-36 reset tokens). */
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url')
+}
+
+/** A random 8-digit transaction code (D-50); uniqueness is enforced by the database. */
+export function newTransactionCode(): number {
+  return randomInt(10_000_000, 100_000_000)
+}

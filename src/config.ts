@@ -1,0 +1,280 @@
+import net from 'node:net'
+import path from 'node:path'
+
+/** Which storage engine a DATABASE_URL selects. */
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly file: string } // file ':memory:' for an in-memory database
+  | { readonly kind: 'postgres'; readonly url: string }
+
+/** Everything the process may be configured with (D-02); built once, frozen, read nowhere else. */
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly database: DatabaseConfig
+  readonly dataDir: string
+  readonly timeZone: string
+  readonly publicUrl: string
+  readonly smtpUrl: string | null
+  /**
+   * MAIL_FROM [service-ordering@localhost]: the From of every e-mail the dispatcher sends (D-60, D-36),
+   * an address or `Display Name <address>`.
+   */
+  readonly mailFrom: string
+  readonly smsWebhookUrl: string | null
+  readonly webhookUrl: string | null
+  readonly webhookSecret: string | null
+  readonly bootstrapApiKey: { readonly id: string; readonly secret: string } | null
+  readonly cardEncryptionKey: Buffer | null
+  readonly logLevel: LogLevel
+  readonly trustProxy: boolean | number | string
+  readonly dispatcher: boolean
+  readonly production: boolean
+  readonly sqliteSynchronous: 'FULL' | 'NORMAL'
+  readonly databasePoolMax: number
+  readonly statementTimeoutMs: number
+  // Issue 8: slow and hostile clients (platform/http-limits.ts).
+  /** HTTP_HEADERS_TIMEOUT_MS [10000]: the request line and headers must arrive within this (slowloris), else 408. */
+  readonly httpHeadersTimeoutMs: number
+  /** HTTP_REQUEST_TIMEOUT_MS [30000]: the whole request, body included, must arrive within this, else 408. */
+  readonly httpRequestTimeoutMs: number
+  /** HTTP_KEEP_ALIVE_TIMEOUT_MS [72000]: an idle kept-alive connection is closed after this. */
+  readonly httpKeepAliveTimeoutMs: number
+  /** HTTP_MAX_CONNECTIONS [1000]: connections open at once; further ones are closed as they arrive. */
+  readonly httpMaxConnections: number
+  /** HTTP_MAX_HEADER_SIZE [16384]: bytes of request line and headers; more is 431. */
+  readonly httpMaxHeaderSize: number
+  // Issue 10 (scale-out on PostgreSQL): pool limits, API processes, shared rate-limit counters.
+  /** DATABASE_POOL_TIMEOUT_MS [3000]: longest wait for a pooled connection before 503 `unavailable`. */
+  readonly databasePoolTimeoutMs: number
+  /** DATABASE_POOL_QUEUE_MAX [1000]: requests waiting for a connection beyond this get 503 at once (0: none wait). */
+  readonly databasePoolQueueMax: number
+  /** WORKERS [1] (or `serve --workers N`): API processes forked by `serve` (node:cluster); above 1 needs PostgreSQL. */
+  readonly workers: number
+  /** REDIS_URL [unset: per process]: where rate-limit counters are shared between API processes (D-14). */
+  readonly redisUrl: string | null
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+/** A configuration value that cannot be used; its message is the one line printed at start. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+function fail(variable: string, accepts: string, got: string): never {
+  throw new ConfigError(`${variable} must be ${accepts} (got ${JSON.stringify(withoutPassword(got))})`)
+}
+
+/**
+ * A URL as it may be echoed in the one-line error: the password of `scheme://user:password@host`
+ * hidden. DATABASE_URL and SMTP_URL carry credentials, and the error line goes to stderr and from
+ * there to log collectors; it printed them in full before.
+ */
+function withoutPassword(value: string): string {
+  return value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:]*):[^@]*@/, '$1:***@')
+}
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]
+  return value === undefined || value.trim() === '' ? undefined : value.trim()
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name)
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    fail(name, `a whole number from ${min} to ${max}`, raw)
+  }
+  return Number(raw)
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)
+  if (raw === undefined) return fallback
+  const lower = raw.toLowerCase()
+  if (['on', 'true', '1', 'yes'].includes(lower)) return true
+  if (['off', 'false', '0', 'no'].includes(lower)) return false
+  return fail(name, 'on or off', raw)
+}
+
+function httpUrl(env: Env, name: string, schemes: readonly string[]): string | null {
+  const raw = text(env, name)
+  if (raw === undefined) return null
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return fail(name, `a URL starting with ${schemes.join(' or ')}`, raw)
+  }
+  if (!schemes.includes(url.protocol)) fail(name, `a URL starting with ${schemes.join(' or ')}`, raw)
+  return raw
+}
+
+// An address, or `Display Name <address>`; the domain may be a bare host name (localhost).
+const MAILBOX = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/
+
+function mailbox(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name)
+  if (raw === undefined) return fallback
+  if (!MAILBOX.test(raw)) fail(name, 'an e-mail address or "Display Name <address>"', raw)
+  return raw
+}
+
+function parseDatabase(env: Env, dataDir: string): DatabaseConfig {
+  const raw = text(env, 'DATABASE_URL')
+  if (raw === undefined) return { kind: 'sqlite', file: path.join(dataDir, 'service-ordering.db') }
+  if (raw === 'sqlite::memory:') return { kind: 'sqlite', file: ':memory:' }
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\//, '')
+    if (file === '') fail('DATABASE_URL', 'sqlite:PATH, sqlite::memory: or a postgres:// URL', raw)
+    return { kind: 'sqlite', file: path.resolve(file) }
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw)
+    } catch {
+      fail('DATABASE_URL', 'sqlite:PATH, sqlite::memory: or a valid postgres:// URL', raw)
+    }
+    return { kind: 'postgres', url: raw }
+  }
+  return fail('DATABASE_URL', 'sqlite:PATH, sqlite::memory: or a postgres:// URL', raw)
+}
+
+function parseTimeZone(env: Env): string {
+  const raw = text(env, 'TIME_ZONE') ?? 'UTC'
+  try {
+    // Throws RangeError for a zone the runtime's IANA database does not know.
+    return new Intl.DateTimeFormat('en-US', { timeZone: raw }).resolvedOptions().timeZone
+  } catch {
+    return fail('TIME_ZONE', 'an IANA time zone such as UTC or America/New_York', raw)
+  }
+}
+
+function parseBootstrapKey(env: Env): Config['bootstrapApiKey'] {
+  const raw = text(env, 'BOOTSTRAP_API_KEY')
+  if (raw === undefined) return null
+  const match = /^([A-Za-z0-9_-]{3,64}):([A-Za-z0-9._~+/=-]{32,256})$/.exec(raw)
+  if (!match) {
+    // Never echo the value: it holds a secret.
+    throw new ConfigError(
+      'BOOTSTRAP_API_KEY must be KEY_ID:SECRET, the id 3-64 characters of A-Z a-z 0-9 _ -, the secret at least 32 characters'
+    )
+  }
+  return { id: match[1]!, secret: match[2]! }
+}
+
+function parseCardKey(env: Env): Buffer | null {
+  const raw = text(env, 'CARD_ENCRYPTION_KEY')
+  if (raw === undefined) return null
+  const key = Buffer.from(raw, 'base64')
+  if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) {
+    throw new ConfigError('CARD_ENCRYPTION_KEY must be 32 bytes written in base64 (44 characters)')
+  }
+  return key
+}
+
+// The named ranges proxy-addr (Fastify's trustProxy) knows.
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+
+/**
+ * An address, a CIDR range or a named range, as proxy-addr accepts it. Checked here because a
+ * value such as `abc` (all hex digits) used to pass and then stop the start inside Fastify with
+ * "invalid IP address: abc", a line that does not name the variable.
+ */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true
+  const [address = '', prefix, extra] = entry.split('/')
+  const family = net.isIP(address)
+  if (family === 0 || extra !== undefined) return false
+  if (prefix === undefined) return true
+  if (/^\d{1,3}$/.test(prefix)) return Number(prefix) <= (family === 4 ? 32 : 128)
+  return family === 4 && net.isIPv4(prefix) // a netmask such as 255.255.0.0
+}
+
+function parseTrustProxy(env: Env): Config['trustProxy'] {
+  const raw = text(env, 'TRUST_PROXY')
+  if (raw === undefined) return false
+  const lower = raw.toLowerCase()
+  if (['off', 'false', '0', 'no'].includes(lower)) return false
+  if (['on', 'true', 'yes'].includes(lower)) return true
+  if (/^\d{1,2}$/.test(raw)) return Number(raw)
+  const entries = raw.split(',').map((entry) => entry.trim())
+  if (entries.every(isProxyEntry)) return entries.join(',')
+  return fail('TRUST_PROXY', 'off, on, a hop count, or a comma-separated list of addresses or CIDR ranges', raw)
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
+
+/** HOST: an address or a host name to listen on (was not checked: a bad one failed inside listen()). */
+function parseHost(env: Env): string {
+  const raw = text(env, 'HOST') ?? '127.0.0.1'
+  if (net.isIP(raw) === 0 && !HOST_NAME.test(raw)) fail('HOST', 'an IP address or a host name such as 0.0.0.0 or localhost', raw)
+  return raw
+}
+
+/** Reads and validates the environment (D-01, D-02); throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535)
+  const dataDir = path.resolve(text(env, 'DATA_DIR') ?? 'data')
+  const logLevelRaw = (text(env, 'LOG_LEVEL') ?? 'info').toLowerCase()
+  if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) fail('LOG_LEVEL', LOG_LEVELS.join(', '), logLevelRaw)
+  const synchronous = (text(env, 'SQLITE_SYNCHRONOUS') ?? 'FULL').toUpperCase()
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') fail('SQLITE_SYNCHRONOUS', 'FULL or NORMAL', synchronous)
+  const nodeEnv = text(env, 'NODE_ENV')
+  const webhookUrl = httpUrl(env, 'WEBHOOK_URL', ['http:', 'https:'])
+  const webhookSecret = text(env, 'WEBHOOK_SECRET') ?? null
+  if (webhookUrl !== null && webhookSecret === null) {
+    throw new ConfigError('WEBHOOK_SECRET must be set when WEBHOOK_URL is set (a whsec_… secret of at least 24 bytes)')
+  }
+  if (webhookSecret !== null && !/^(whsec_)?[A-Za-z0-9+/]{32,}={0,2}$/.test(webhookSecret)) {
+    throw new ConfigError('WEBHOOK_SECRET must be a base64 secret of at least 24 bytes, optionally prefixed whsec_')
+  }
+
+  const config: Config = {
+    port,
+    host: parseHost(env),
+    database: parseDatabase(env, dataDir),
+    dataDir,
+    timeZone: parseTimeZone(env),
+    publicUrl: (httpUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    smtpUrl: httpUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: mailbox(env, 'MAIL_FROM', 'service-ordering@localhost'),
+    smsWebhookUrl: httpUrl(env, 'SMS_WEBHOOK_URL', ['http:', 'https:']),
+    webhookUrl,
+    webhookSecret,
+    bootstrapApiKey: parseBootstrapKey(env),
+    cardEncryptionKey: parseCardKey(env),
+    logLevel: logLevelRaw as LogLevel,
+    trustProxy: parseTrustProxy(env),
+    dispatcher: onOff(env, 'DISPATCHER', true),
+    production: nodeEnv === 'production',
+    sqliteSynchronous: synchronous,
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    statementTimeoutMs: integer(env, 'STATEMENT_TIMEOUT_MS', 10_000, 0, 3_600_000),
+    httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+    httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    httpMaxHeaderSize: integer(env, 'HTTP_MAX_HEADER_SIZE', 16_384, 1024, 1_048_576),
+    databasePoolTimeoutMs: integer(env, 'DATABASE_POOL_TIMEOUT_MS', 3000, 1, 600_000),
+    databasePoolQueueMax: integer(env, 'DATABASE_POOL_QUEUE_MAX', 1000, 0, 100_000),
+    workers: integer(env, 'WORKERS', 1, 1, 64),
+    redisUrl: httpUrl(env, 'REDIS_URL', ['redis:', 'rediss:'])
+  }
+  // Several API processes on one SQLite file would queue for its single writer with the event loop
+  // blocked (busy_timeout); on `:memory:` each would even have its own database. Scale-out is PostgreSQL's.
+  if (config.workers > 1 && config.database.kind === 'sqlite') {
+    throw new ConfigError(`WORKERS (or serve --workers) must be 1 with SQLite (got ${config.workers}); several API processes need a postgres:// DATABASE_URL`)
+  }
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS must not be more than HTTP_REQUEST_TIMEOUT_MS (got ${config.httpHeadersTimeoutMs} and ${config.httpRequestTimeoutMs})`)
+  }
+  if (config.production && config.cardEncryptionKey === null) {
+    throw new ConfigError('CARD_ENCRYPTION_KEY must be set when NODE_ENV=production (32 bytes written in base64)')
+  }
+  return Object.freeze(config)
+}

@@ -1,0 +1,93 @@
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely'
+import type { Config } from '../config.js'
+import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js'
+import { kyselyPostgresPool, openPostgresPool, postgresRunner } from './postgres.js'
+import { QueryListeners, type QueryRunner } from './query-runner.js'
+import type { DB } from './schema.js'
+import { kyselySqliteDatabase, openSqliteConnection, openSqliteReader, sqliteRunner, StatementCache } from './sqlite.js'
+import { postgresUnitOfWork, SqliteGroupCommit, type UnitOfWork } from './unit-of-work.js'
+
+/** An open database: the writer, the reader for hot queries, and the unit of work for use cases. */
+export interface Database {
+  /** Kysely on the writer connection (SQLite) or the pool (PostgreSQL). */
+  readonly db: Kysely<DB>
+  readonly dialect: Dialect
+  /** Reads outside transactions, through statements compiled once (prepared.ts). */
+  readonly reader: QueryRunner
+  /** One database transaction per use case; group commit on SQLite. */
+  readonly unitOfWork: UnitOfWork
+  /** Listeners told of every SQL text executed; tests count queries with them. */
+  readonly queries: QueryListeners
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export type DatabaseSettings = Pick<Config, 'database' | 'sqliteSynchronous' | 'databasePoolMax' | 'statementTimeoutMs'> &
+  // Issue 10: optional, so callers that build settings by hand (bench, tools) keep the defaults.
+  Partial<Pick<Config, 'databasePoolTimeoutMs' | 'databasePoolQueueMax'>>
+
+function logTo(queries: QueryListeners) {
+  return (event: LogEvent) => {
+    if (queries.active) queries.emit(event.query.sql)
+  }
+}
+
+function openSqlite(settings: DatabaseSettings, file: string): Database {
+  const queries = new QueryListeners()
+  const writer = openSqliteConnection(file, settings.sqliteSynchronous)
+  const db = new Kysely<DB>({
+    dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, new StatementCache(writer)) }),
+    log: logTo(queries)
+  })
+  // An in-memory database has no file a second connection could open; its reads share the writer.
+  const readerConnection = file === ':memory:' ? null : openSqliteReader(file)
+  const reader: QueryRunner =
+    readerConnection === null
+      ? { rows: async <R>(text: string, parameters: readonly unknown[]) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows as R[] }
+      : sqliteRunner(new StatementCache(readerConnection), queries)
+  return {
+    db,
+    dialect: sqliteDialect,
+    reader,
+    unitOfWork: new SqliteGroupCommit(db),
+    queries,
+    ping: async () => {
+      await sql`select 1`.execute(db)
+    },
+    close: async () => {
+      readerConnection?.close()
+      await db.destroy()
+    }
+  }
+}
+
+function openPostgres(settings: DatabaseSettings, url: string): Database {
+  const queries = new QueryListeners()
+  const pool = openPostgresPool({
+    url,
+    poolMax: settings.databasePoolMax,
+    statementTimeoutMs: settings.statementTimeoutMs,
+    ...(settings.databasePoolTimeoutMs === undefined ? {} : { poolTimeoutMs: settings.databasePoolTimeoutMs }),
+    ...(settings.databasePoolQueueMax === undefined ? {} : { poolQueueMax: settings.databasePoolQueueMax })
+  })
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: kyselyPostgresPool(pool) }), log: logTo(queries) })
+  return {
+    db,
+    dialect: postgresDialect,
+    reader: postgresRunner(pool, queries),
+    unitOfWork: postgresUnitOfWork(db, postgresDialect),
+    queries,
+    ping: async () => {
+      await pool.query('select 1')
+    },
+    close: () => db.destroy()
+  }
+}
+
+/** Opens the database DATABASE_URL names (D-02). Migrations are run separately (migrator.ts). */
+export function openDatabase(settings: DatabaseSettings): Database {
+  return settings.database.kind === 'sqlite'
+    ? openSqlite(settings, settings.database.file)
+    : openPostgres(settings, settings.database.url)
+}

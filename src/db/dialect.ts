@@ -1,0 +1,115 @@
+import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely'
+import type { DB } from './schema.js'
+
+/**
+ * The few things that differ between SQLite and PostgreSQL, chosen once from DATABASE_URL.
+ * Modules ask this object; they never look at the URL.
+ */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres'
+  /** Row locks (`FOR UPDATE`, `FOR SHARE`): PostgreSQL only; SQLite serialises every writer anyway. */
+  readonly supportsRowLocks: boolean
+  /** `FOR UPDATE SKIP LOCKED` for dispatchers claiming outbox rows (D-61). */
+  readonly supportsSkipLocked: boolean
+  /** Column type for millisecond timestamps and other 64-bit integers. */
+  readonly bigint: 'bigint' | 'integer'
+  /** Adds an auto-incrementing integer primary key column named `id`. */
+  addIdColumn<T extends string>(table: CreateTableBuilder<T, never>): CreateTableBuilder<T, 'id'>
+  /** Makes a text column compare byte by byte, so prefix ranges work with its index (D-33). */
+  binaryText(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
+  /** Serialises a rare, racy start-up step across processes until the transaction ends. */
+  lockForTransaction(trx: Kysely<DB>, key: number): Promise<void>
+  /** True when the error is a unique-constraint violation. */
+  isUniqueViolation(error: unknown): boolean
+  /** True when the error means the database cannot be reached or is overloaded (503, D-21). */
+  isUnavailable(error: unknown): boolean
+  /** True when the error is a deadlock or serialisation failure worth one more try. */
+  isRetryable(error: unknown): boolean
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code
+    return typeof code === 'string' ? code : undefined
+  }
+  return undefined
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : ''
+}
+
+// A database closed under a running app (shutdown, a lost file, a stopped pool) is "cannot be
+// reached" too: without these, requests arriving then answered 500 `internal` instead of 503 (D-21).
+const CLOSED_MESSAGES = [
+  'The database connection is not open', // better-sqlite3, after close()
+  'driver has already been destroyed', // Kysely, after destroy()
+  'Cannot use a pool after calling end on the pool' // pg-pool, after end()
+]
+
+function isClosed(error: unknown): boolean {
+  const message = errorMessage(error)
+  return CLOSED_MESSAGES.some((fragment) => message.includes(fragment))
+}
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  supportsRowLocks: false,
+  supportsSkipLocked: false,
+  bigint: 'integer',
+  addIdColumn: (table) => table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement()),
+  binaryText: (column) => column,
+  // Every SQLite write transaction already holds the database's one write lock (begin immediate).
+  lockForTransaction: async () => {},
+  isUniqueViolation: (error) => {
+    const code = errorCode(error)
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  },
+  isUnavailable: (error) => {
+    const code = errorCode(error) ?? ''
+    return /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY)/.test(code) || isClosed(error)
+  },
+  isRetryable: () => false
+}
+
+// Connection-level failures of node-postgres and PostgreSQL's own "not now" classes.
+const PG_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE'])
+const PG_UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection ended unexpectedly',
+  'the database system is',
+  'terminating connection',
+  'pool is exhausted',
+  'Client was closed',
+  'Query read timeout' // the client-side bound of postgres.ts: no answer from the server in time (issue 8)
+]
+
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  supportsRowLocks: true,
+  supportsSkipLocked: true,
+  bigint: 'bigint',
+  addIdColumn: (table) =>
+    table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity()),
+  binaryText: (column) => column.modifyEnd(sql`collate "C"`),
+  lockForTransaction: async (trx, key) => {
+    await sql`select pg_advisory_xact_lock(${key})`.execute(trx)
+  },
+  isUniqueViolation: (error) => errorCode(error) === '23505',
+  isUnavailable: (error) => {
+    const code = errorCode(error) ?? ''
+    if (PG_UNAVAILABLE_CODES.has(code)) return true
+    // 08: connection exception; 53: insufficient resources; 57P: operator intervention; 57014: statement timeout.
+    // 3D000: the database does not exist; 28: the server refuses our credentials. Either way the
+    // database cannot be reached (503), not a bug in the request (was 500).
+    if (/^(08|53|57P|28)/.test(code) || code === '57014' || code === '3D000') return true
+    const message = errorMessage(error)
+    return PG_UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment)) || isClosed(error)
+  },
+  isRetryable: (error) => {
+    const code = errorCode(error)
+    return code === '40P01' || code === '40001'
+  }
+}

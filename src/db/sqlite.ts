@@ -1,0 +1,100 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import type { SqliteDatabase } from 'kysely'
+import type { QueryListeners, QueryRunner } from './query-runner.js'
+
+type Statement = BetterSqlite3.Statement<unknown[], unknown>
+
+/**
+ * Prepared statements kept per SQL text: better-sqlite3's prepare() costs more than running a
+ * small indexed query, so each distinct text is prepared once per connection.
+ */
+export class StatementCache {
+  private readonly statements = new Map<string, Statement>()
+  constructor(
+    private readonly connection: BetterSqlite3.Database,
+    private readonly limit = 2000
+  ) {}
+
+  get(sqlText: string): Statement {
+    let statement = this.statements.get(sqlText)
+    if (statement === undefined) {
+      statement = this.connection.prepare(sqlText)
+      if (this.statements.size >= this.limit) {
+        const oldest = this.statements.keys().next().value
+        if (oldest !== undefined) this.statements.delete(oldest)
+      }
+      this.statements.set(sqlText, statement)
+    }
+    return statement
+  }
+}
+
+/** Opens (creating if needed) the SQLite file with the pragmas the service relies on. */
+export function openSqliteConnection(file: string, synchronous: 'FULL' | 'NORMAL'): BetterSqlite3.Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true })
+  const connection = new BetterSqlite3(file)
+  connection.pragma('busy_timeout = 5000')
+  connection.pragma('journal_mode = WAL')
+  // FULL by default: an acknowledged write survives power loss, not only a process crash.
+  connection.pragma(`synchronous = ${synchronous}`)
+  connection.pragma('foreign_keys = ON')
+  return connection
+}
+
+/** A second, read-only connection to the same file for reads outside transactions. */
+export function openSqliteReader(file: string): BetterSqlite3.Database {
+  const reader = new BetterSqlite3(file, { readonly: true, fileMustExist: true })
+  reader.pragma('busy_timeout = 5000')
+  return reader
+}
+
+/**
+ * The writer connection as Kysely's SqliteDialect sees it, with cached statements.
+ * Kysely opens transactions with a plain `begin`; it is made `begin immediate` so a second process
+ * (the CLI, another server) waits for the write lock at the start instead of failing mid-way.
+ */
+export function kyselySqliteDatabase(connection: BetterSqlite3.Database, cache: StatementCache): SqliteDatabase {
+  return {
+    prepare: (sqlText: string) => cache.get(sqlText === 'begin' ? 'begin immediate' : sqlText),
+    close: () => connection.close()
+  }
+}
+
+type RowMapper = (values: unknown[]) => unknown
+
+/**
+ * A function turning one raw row (an array) into an object with the statement's column names.
+ * better-sqlite3 builds each row object key by key; one object literal per row, compiled once per
+ * statement, halves the cost of hot reads (BENCHMARKS.md). Column names come from our own SQL.
+ */
+function rowMapper(columns: readonly { name: string }[]): RowMapper {
+  const fields = columns.map((column, index) => `${JSON.stringify(column.name)}: values[${index}]`).join(', ')
+  return new Function('values', `return { ${fields} }`) as RowMapper
+}
+
+/** Reads through cached statements of a read-only connection, in raw mode with compiled row mappers. */
+export function sqliteRunner(cache: StatementCache, listeners: QueryListeners): QueryRunner {
+  const mappers = new WeakMap<Statement, RowMapper>()
+  return {
+    rows<R>(sqlText: string, parameters: readonly unknown[]): Promise<R[]> {
+      if (listeners.active) listeners.emit(sqlText)
+      try {
+        const statement = cache.get(sqlText)
+        let mapper = mappers.get(statement)
+        if (mapper === undefined) {
+          mapper = rowMapper(statement.columns())
+          statement.raw(true)
+          mappers.set(statement, mapper)
+        }
+        const raw = statement.all(...parameters) as unknown[][]
+        const rows = new Array<R>(raw.length)
+        for (let i = 0; i < raw.length; i++) rows[i] = mapper(raw[i]!) as R
+        return Promise.resolve(rows)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+  }
+}

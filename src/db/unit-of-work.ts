@@ -1,0 +1,133 @@
+import type { ControlledTransaction, Kysely, Transaction } from 'kysely'
+import type { Dialect } from './dialect.js'
+import type { DB } from './schema.js'
+
+/** The body of a use case: every statement it runs goes through `trx`; no network I/O inside. */
+export type Work<T> = (trx: Transaction<DB>) => Promise<T>
+
+/** Runs each use case in one database transaction (ARCHITECTURE 9). */
+export interface UnitOfWork {
+  run<T>(work: Work<T>): Promise<T>
+}
+
+/**
+ * PostgreSQL: one pooled connection and transaction per use case. A deadlock or serialisation
+ * failure (possible when two use cases lock rows in different orders) is retried twice.
+ */
+export function postgresUnitOfWork(db: Kysely<DB>, dialect: Dialect): UnitOfWork {
+  return {
+    async run<T>(work: Work<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction().execute(work)
+        } catch (error) {
+          if (attempt >= 3 || !dialect.isRetryable(error)) throw error
+        }
+      }
+    }
+  }
+}
+
+interface Job {
+  work: Work<unknown>
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+
+// Large enough to absorb a burst from many connections, small enough to bound one batch's latency.
+const MAX_BATCH = 64
+
+/**
+ * SQLite group commit: use cases that arrive while a commit is under way are run together in the
+ * next database transaction, each inside its own savepoint, and all acknowledged after one durable
+ * COMMIT. A failing use case rolls back to its savepoint and fails alone; a failing COMMIT fails
+ * the whole batch, none of which was acknowledged. SQLite allows one writer at a time, so this is
+ * how durable writes (one fsync per commit) reach more than a few hundred per second.
+ */
+export class SqliteGroupCommit implements UnitOfWork {
+  private readonly queue: Job[] = []
+  private draining = false
+  /** Commits made and use cases they carried; their ratio is the mean batch size (/metrics). */
+  readonly counts = { commits: 0, useCases: 0 }
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  run<T>(work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work: work as Work<unknown>, resolve: resolve as (value: unknown) => void, reject })
+      if (!this.draining) {
+        this.draining = true
+        // better-sqlite3 is synchronous: draining at once would run BEGIN … COMMIT (and its fsync)
+        // inside this request's microtasks, before any other request is even read. Waiting for
+        // the check phase lets every request read in this I/O phase join the batch.
+        setImmediate(() => void this.drain())
+      }
+    })
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, MAX_BATCH)
+        if (batch.length === 1) await this.runAlone(batch[0]!)
+        else await this.runBatch(batch)
+        // Let the requests that arrived during this commit reach the queue before the next batch.
+        await new Promise<void>((resolve) => setImmediate(resolve))
+      }
+    } finally {
+      this.draining = false
+    }
+  }
+
+  private async runAlone(job: Job): Promise<void> {
+    this.counts.commits++
+    this.counts.useCases++
+    try {
+      job.resolve(await this.db.transaction().execute(job.work))
+    } catch (error) {
+      job.reject(error)
+    }
+  }
+
+  private async runBatch(batch: Job[]): Promise<void> {
+    let trx: ControlledTransaction<DB>
+    try {
+      trx = await this.db.startTransaction().execute()
+    } catch (error) {
+      for (const job of batch) job.reject(error)
+      return
+    }
+    this.counts.commits++
+    this.counts.useCases += batch.length
+    const outcomes: Outcome[] = []
+    try {
+      for (const job of batch) outcomes.push(await this.runInSavepoint(trx, job))
+      await trx.commit().execute()
+    } catch (error) {
+      await trx.rollback().execute().catch(() => {})
+      for (const job of batch) job.reject(error)
+      return
+    }
+    batch.forEach((job, index) => {
+      const outcome = outcomes[index]!
+      if (outcome.ok) job.resolve(outcome.value)
+      else job.reject(outcome.error)
+    })
+  }
+
+  private async runInSavepoint(trx: ControlledTransaction<DB>, job: Job): Promise<Outcome> {
+    const savepoint = await trx.savepoint('unit_of_work').execute()
+    try {
+      const value = await job.work(savepoint)
+      await savepoint.releaseSavepoint('unit_of_work').execute()
+      return { ok: true, value }
+    } catch (error) {
+      // Failures of the savepoint commands themselves propagate and fail the batch.
+      await savepoint.rollbackToSavepoint('unit_of_work').execute()
+      await savepoint.releaseSavepoint('unit_of_work').execute()
+      return { ok: false, error }
+    }
+  }
+}

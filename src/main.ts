@@ -1,0 +1,7 @@
+import { configOrExit, serve } from './serve.js'
+
+// The process entry of `npm start`: config → database → migrate → app → listen (ARCHITECTURE 1).
+serve(configOrExit()).catch((error: unknown) => {
+  process.stderr.write(`service-ordering: could not start: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
+})

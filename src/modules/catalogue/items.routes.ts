@@ -1,0 +1,80 @@
+import type { App } from '../../platform/app-types.js'
+import { callerOf } from '../../platform/idempotency.js'
+import { operation } from '../../platform/schemas.js'
+import { CreateItemBody, ItemResponse, ItemsResponse, RemoveItemBody, UpdateItemBody } from './items.schemas.js'
+import type { ItemsService } from './items.service.js'
+import { ServiceNameParams } from './services.schemas.js'
+
+/** Reading a service's items: open to every caller (D-12). */
+export function itemReadRoutes(app: App, items: ItemsService): void {
+  app.post(
+    '/v1/service/:service_name',
+    {
+      schema: operation({
+        id: 'getItems',
+        summary: 'Get items',
+        description:
+          "The items that can be put on a receipt for the service, in groups: groups in order of their first item's id, items by id; each group also carries its name in `group` (D-46). Prices are whole cents as digit text (D-45).",
+        tags: ['services', 'items'],
+        params: ServiceNameParams,
+        response: ItemsResponse,
+        problems: ['service_not_found']
+      })
+    },
+    (request) => items.list(request.params.service_name)
+  )
+}
+
+/** Managing items: staff only (D-12, D-45). */
+export function itemStaffRoutes(app: App, items: ItemsService): void {
+  app.post(
+    '/v1/item/create',
+    {
+      schema: operation({
+        id: 'createItem',
+        summary: 'Create item',
+        description: 'Adds a priced item to a service (D-45). `price` is whole cents; `group` defaults to `General`.',
+        tags: ['items'],
+        body: CreateItemBody,
+        response: ItemResponse,
+        problems: ['service_not_found'],
+        idempotent: true
+      })
+    },
+    (request) => items.create(request.body, callerOf(request))
+  )
+
+  app.post(
+    '/v1/item/update',
+    {
+      schema: operation({
+        id: 'updateItem',
+        summary: 'Update item',
+        description: 'Changes the fields sent; others stay. Receipts keep the unit price they copied when the item was added (D-54).',
+        tags: ['items'],
+        body: UpdateItemBody,
+        response: ItemResponse,
+        problems: ['item_not_found'],
+        idempotent: true
+      })
+    },
+    (request) => items.update(request.body, callerOf(request))
+  )
+
+  app.post(
+    '/v1/item/remove',
+    {
+      schema: operation({
+        id: 'removeItem',
+        summary: 'Remove item',
+        description: 'Hides the item from the catalogue; receipts keep their lines (D-45). Answers with the item as it was.',
+        tags: ['items'],
+        body: RemoveItemBody,
+        response: ItemResponse,
+        problems: ['item_not_found'],
+        idempotent: true
+      })
+    },
+    (request) => items.remove(request.body, callerOf(request))
+  )
+}

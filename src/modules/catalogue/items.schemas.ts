@@ -1,0 +1,63 @@
+import Type, { type Static } from 'typebox'
+import { ItemKey, Line, WholeNumberOrDigits } from '../../platform/schemas.js'
+import { ServiceKey } from './services.schemas.js'
+
+/** D-45: price in cents, 0 to 10,000,000, as a number or digit text. */
+const Price = WholeNumberOrDigits(0, 10_000_000, 'Whole cents, 0 to 10,000,000, as a number or digit text (D-45).')
+const ItemId = ItemKey()
+const Title = Line(500, { minLength: 1 })
+const ImageUrl = Line(500, { description: "File name of the item's image." })
+const Group = Line(100, { minLength: 1, description: 'The group the item is listed in; default `General` (D-45, D-46).' })
+
+export const CreateItemBody = Type.Object({
+  service_name: ServiceKey(),
+  title: Title,
+  price: Price,
+  image_url: Type.Optional(ImageUrl),
+  group: Type.Optional(Group)
+})
+export type CreateItemBody = Static<typeof CreateItemBody>
+
+export const UpdateItemBody = Type.Object({
+  item_id: ItemId,
+  title: Type.Optional(Title),
+  price: Type.Optional(Price),
+  image_url: Type.Optional(ImageUrl),
+  group: Type.Optional(Group)
+})
+export type UpdateItemBody = Static<typeof UpdateItemBody>
+
+export const RemoveItemBody = Type.Object({ item_id: ItemId })
+export type RemoveItemBody = Static<typeof RemoveItemBody>
+
+/** Spec "Item". */
+const Item = Type.Object({
+  item_id: Type.String({ description: 'Numeric text.' }),
+  title: Type.String(),
+  image_url: Type.String(),
+  price: Type.String({ description: 'Whole cents as digit text (D-45).' })
+})
+
+/** An item as the item operations answer it: spec "Item" plus its group and service (D-45). */
+export const ItemResponse = Type.Object({
+  item_id: Type.String(),
+  title: Type.String(),
+  image_url: Type.String(),
+  price: Type.String(),
+  group: Type.String(),
+  service_name: Type.String()
+})
+
+export const ItemsResponse = Type.Object({
+  item: Type.Object({
+    item_count: Type.Integer({ description: 'Items of the service that are not removed.' }),
+    service_name: Type.String()
+  }),
+  item_group: Type.Array(
+    Type.Object({
+      group: Type.String({ description: 'The group name (D-46).' }),
+      item: Type.Array(Item)
+    }),
+    { description: 'Groups in order of their first item; items by id (D-46).' }
+  )
+})

@@ -1,0 +1,93 @@
+import Type, { type Static } from 'typebox'
+import { Key, Line, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
+import { EVENT_NAMES } from './events.js'
+
+const ServiceName = Text(100, { description: 'The service name; trimmed, unique ignoring case, no `/` (D-40).' })
+/** The name of an existing service, matched ignoring case (D-40). */
+export const ServiceKey = (maxLength = 100) => Key('service_not_found', maxLength, { description: 'The name of the service, matched ignoring case (D-40).' })
+const Description = Text(500)
+const ButtonTitle = Text(500, { description: 'Label of the action offered at the step.' })
+
+const EventEntry = Type.Union([Line(20), Type.Object({ event: Line(20) }, { required: ['event'] })], {
+  description: `One of ${EVENT_NAMES.map((e) => `\`${e}\``).join(', ')}, as a string or as \`{"event": …}\`.`
+})
+const Events = Type.Array(EventEntry, { maxItems: 10, description: 'Events emitted when a transaction enters the step (D-41, D-60).' })
+
+export const CreateServiceBody = Type.Object({
+  service_name: ServiceName,
+  description: Text(500, { description: 'Becomes the description of step 1.' }),
+  button_title: Type.Optional(ButtonTitle),
+  events: Type.Optional(Events),
+  image_title: Type.Optional(Text(100, { description: "Short name of the service's image; default derived from the name (D-41)." }))
+})
+export type CreateServiceBody = Static<typeof CreateServiceBody>
+
+export const MessageResponse = Type.Object({ message: Type.String() })
+
+export const AddStepBody = Type.Object({
+  service_name: ServiceKey(),
+  description: Description,
+  position_number: Type.Optional(
+    WholeNumberOrDigits(1, 10_000, 'Where to insert, 1 to steps+1; later steps move up by one. Appended when left out (D-42).')
+  ),
+  button_title: Type.Optional(ButtonTitle),
+  events: Type.Optional(Events)
+})
+export type AddStepBody = Static<typeof AddStepBody>
+
+export const AddStepResponse = Type.Object({
+  service_name: Type.String(),
+  description: Type.String(),
+  position: Type.String({ description: 'The position number of the new step.' })
+})
+
+export const RemoveStepBody = Type.Object({
+  service_name: ServiceKey(),
+  position_number: Type.Optional(WholeNumberOrDigits(1, 10_000, 'The step to remove.')),
+  position: Type.Optional(WholeNumberOrDigits(1, 10_000, 'Read as position_number when that is not sent (D-42).')),
+  description: Type.Optional(Text(500, { description: 'Listed by the spec; not used.' }))
+})
+export type RemoveStepBody = Static<typeof RemoveStepBody>
+
+export const ServiceStepParams = Type.Object({
+  service_name: ServiceKey(500),
+  position_number: Type.String({ maxLength: 500, description: 'A whole number from 1 to the number of steps; anything else is 404 `step_not_found` (D-43).' })
+})
+
+export const ServiceNameParams = Type.Object({ service_name: ServiceKey(500) })
+
+/** The service view (spec "Service view"): a service at one of its steps. */
+export const ServiceView = Type.Object({
+  service_id: Type.String(),
+  service_name: Type.String(),
+  position: Type.Object({
+    position_number: Type.String({ description: 'Numeric text; the first step is 1.' }),
+    position_description: Type.String(),
+    button_title: Type.String(),
+    events: Type.Array(Type.Object({ event: Type.String() }))
+  }),
+  progress_bar: Type.Object({
+    total_steps: Type.Integer(),
+    percentage: Type.Number({ description: 'position / total_steps * 100 as a JavaScript number (D-43).' })
+  })
+})
+
+const StatsEntry = Type.Object(
+  {
+    service_name: Type.Optional(Type.String({ description: 'First entry only.' })),
+    image_title: Type.Optional(Type.String({ description: 'First entry only.' })),
+    // Optional only so the serialiser keeps this field order; every entry has these four.
+    shade: Type.Optional(Type.String({ description: '`d` at step 1, then alternating `l`, `d`, …' })),
+    position_number: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    position_count: Type.Optional(Type.Integer({ description: 'Transactions of the service at this step, whatever their status (D-44).' })),
+    total_orders: Type.Optional(Type.Integer({ description: 'First entry only: transactions of the service.' }))
+  },
+  { description: 'The first entry of a service has 7 fields, every later one 4.' }
+)
+
+export const StatsResponse = Type.Object({
+  service_stats: Type.Array(Type.Object({ service: Type.Array(StatsEntry) }), {
+    description: 'Services in creation order; entries in step order (D-44).'
+  })
+})

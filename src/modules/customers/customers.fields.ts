@@ -1,0 +1,65 @@
+import { isValidEmail, normalizeEmail } from '../../common/email.js'
+import { invalidField, problems } from '../../platform/problems.js'
+import { placeOfZip, type Place } from './zip-codes.js'
+
+/** D-70: each of first and last name. */
+export const NAME_MAX = 100
+
+/** An e-mail address trimmed and lower-cased, or a 400 naming `field` (D-31). */
+export function emailOf(raw: string, field: string): string {
+  const email = normalizeEmail(raw)
+  if (!isValidEmail(email)) throw invalidField(field, 'must be an e-mail address of at most 254 characters')
+  return email
+}
+
+/** A name as stored: NFC, trimmed, runs of white space made one space. */
+export function cleanText(raw: string): string {
+  return raw.normalize('NFC').trim().replace(/\s+/g, ' ')
+}
+
+/** The lower-cased copy of a name that search compares by prefix (D-33). */
+export function nameKey(name: string): string {
+  return name.toLowerCase()
+}
+
+/** D-32: the full name split at the first space: first word, then the rest; empty clears both. */
+export function splitName(raw: string): { first_name: string; last_name: string } {
+  const name = cleanText(raw)
+  const space = name.indexOf(' ')
+  return space === -1
+    ? { first_name: name, last_name: '' }
+    : { first_name: name.slice(0, space), last_name: name.slice(space + 1) }
+}
+
+/** Why a split name cannot be stored, or undefined (D-70: each part at most 100 characters). */
+export function nameProblem(name: { first_name: string; last_name: string }): string | undefined {
+  if ([...name.first_name].length > NAME_MAX) return `must have a first word of at most ${NAME_MAX} characters`
+  if ([...name.last_name].length > NAME_MAX) return `must have at most ${NAME_MAX} characters after the first word`
+  return undefined
+}
+
+/**
+ * D-32: a phone number as 7 to 15 digits, from a JSON number or from text of digits that may be
+ * grouped with spaces, dots, hyphens or parentheses and start with `+`. Empty text clears it.
+ * Undefined when it is not a phone number.
+ */
+export function phoneDigits(value: number | string): string | undefined {
+  if (typeof value === 'string' && value.trim() === '') return ''
+  const digits =
+    typeof value === 'number'
+      ? Number.isSafeInteger(value) && value >= 0
+        ? String(value)
+        : ''
+      : /^\+?[0-9 ().-]+$/.test(value.trim())
+        ? value.replace(/[^0-9]/g, '')
+        : ''
+  return digits.length >= 7 && digits.length <= 15 ? digits : undefined
+}
+
+/** City and state of a zip, or 400 `unknown_zip` naming `field` (D-31). The form was checked by schema. */
+export function placeOf(zip: string, field: string): Place {
+  const place = placeOfZip(zip)
+  if (place === undefined) throw problems.unknownZip(field)
+  return place
+}
+

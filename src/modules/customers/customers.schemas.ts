@@ -1,0 +1,136 @@
+import Type, { type Static } from 'typebox'
+import { Key, Line, LINE_PATTERN, Text } from '../../platform/schemas.js'
+import { ZIP_PATTERN } from './zip-codes.js'
+
+/** One line of text up to `maxLength` characters, without control characters (the text rule, schemas.ts). */
+export const SingleLine = Line
+
+/**
+ * An e-mail address as sent; trimmed, lower-cased and checked by the service (D-31). Tabs and line
+ * breaks around it are trimmed like spaces, so the schema lets them through (free text).
+ */
+export function Email(description = 'Trimmed and lower-cased; at most 254 characters, local part at most 64 (D-31).') {
+  return Text(300, { description })
+}
+
+/**
+ * A password as set by create and reset (D-31, D-37). No control characters: Basic credentials
+ * cannot carry them (RFC 7617), so such a password could never be used.
+ */
+export function NewPassword(description = '8 to 128 characters, no control characters.') {
+  return Line(128, { minLength: 8, description })
+}
+
+export const CreateCustomerBody = Type.Object({
+  email: Email(),
+  zip: Type.String({
+    pattern: ZIP_PATTERN,
+    'x-error': 'must be five digits or ZIP+4 (12345-6789)',
+    description: 'Five digits or ZIP+4; `city` and `state` come from a bundled US ZIP code database (D-31).'
+  }),
+  password: Type.Optional(
+    NewPassword('Optional: lets the customer sign in and use their e-mail and password as Basic credentials (D-10, D-31). 8 to 128 characters.')
+  )
+})
+export type CreateCustomerBody = Static<typeof CreateCustomerBody>
+
+export const CustomerIdParams = Type.Object({ customer_id: Key('customer_not_found', 500) })
+
+const Phone = Type.Unsafe<number | string>({
+  type: ['integer', 'string'],
+  minimum: 0,
+  maxLength: 30,
+  pattern: '^\\s*(\\+?[0-9 ().-]+)?\\s*$',
+  'x-error': 'must be a phone number: 7 to 15 digits, as a number or as text',
+  description:
+    'A number, or text of digits that may be grouped with spaces, dots, hyphens or parentheses and start with `+`. Stored and returned as 7 to 15 digits; empty text clears it (D-32).'
+})
+
+const Preference = (description: string) => Text(1000, { description })
+
+const CardText = (maxLength: number, description: string) => Line(maxLength, { description })
+const CardDigits = (description: string) =>
+  Type.Unsafe<number | string>({ type: ['number', 'string'], maxLength: 40, pattern: LINE_PATTERN, 'x-error': 'must be a number or digit text', description })
+
+/** Spec "Credit card": input only, never in a response (D-34). Each field is checked by the card rules. */
+const CreditCard = Type.Object(
+  {
+    cc_name: Type.Optional(CardText(100, 'Name on the card.')),
+    cc_number: Type.Optional(
+      CardDigits('12 to 19 digits passing the Luhn check, as a number or as digit text (spaces or hyphens between groups allowed).')
+    ),
+    cc_expiration: Type.Optional(CardText(20, '`MM/YYYY`, not in the past.')),
+    cc_cvv: Type.Optional(CardDigits('3 or 4 digits; as a number it cannot start with 0 (send such codes as text). Never stored.')),
+    cc_zip: Type.Optional(CardText(20, 'Billing zip code, five digits.'))
+  },
+  {
+    description:
+      'All five fields together or 400 `partial_card`; a number failing Luhn or 12 to 19 digits, a past or malformed expiry, a code not of 3 or 4 digits or a zip not of five digits is 400 `invalid_card` (D-34). The number is stored only encrypted (AES-256-GCM), beside its last four digits and expiry; the security code is never stored.'
+  }
+)
+
+const CustomerChanges = Type.Object({
+  customer_id: Key('customer_not_found', 64, { minLength: 1, description: 'The customer to update; required.' }),
+  customer_name: Type.Optional(
+    SingleLine(201, {
+      description: 'Full name, split at the first space: the first word is `first_name`, the rest `last_name`; each at most 100 characters; empty clears both (D-32).'
+    })
+  ),
+  email: Type.Optional(Email('Trimmed and lower-cased; must not be used by another customer (409 `email_taken`, D-32).')),
+  phone: Type.Optional(Phone),
+  preference: Type.Optional(Preference("The customer's preferences, free text of at most 1000 characters (D-70); empty clears them.")),
+  preferences: Type.Optional(Preference('Accepted as `preference`; when both are sent they must be equal (D-32).')),
+  address: Type.Optional(
+    Type.Object({
+      street: Type.Optional(SingleLine(200, { description: 'At most 200 characters.' })),
+      apartment: Type.Optional(SingleLine(200, { description: 'At most 200 characters.' })),
+      zip: Type.Optional(
+        Type.String({
+          pattern: `^$|${ZIP_PATTERN}`,
+          'x-error': 'must be five digits or ZIP+4 (12345-6789)',
+          description: 'Five digits or ZIP+4: re-derives `city` and `state` (D-32); empty clears zip, city and state.'
+        })
+      )
+    })
+  ),
+  creditcard: Type.Optional(CreditCard)
+})
+
+export const UpdateCustomerBody = Type.Object({ customer: CustomerChanges })
+export type UpdateCustomerBody = Static<typeof UpdateCustomerBody>
+export type CustomerChanges = Static<typeof CustomerChanges>
+
+/** Spec "Customer, create response shape". */
+export const CustomerCreateView = Type.Object({
+  customer_id: Type.String(),
+  first_name: Type.String({ description: 'Empty when unset.' }),
+  last_name: Type.String({ description: 'Empty when unset.' }),
+  email: Type.String(),
+  phone: Type.String({ description: 'Empty when unset.' }),
+  payment_customer_id: Type.String({ description: 'Set when a card is first saved; empty until then (D-34).' }),
+  address: Type.Object({
+    street_one: Type.String(),
+    street_two: Type.String(),
+    city: Type.String(),
+    state: Type.String(),
+    zip: Type.String()
+  })
+})
+
+/** Spec "Customer, read and update response shape"; card data is never in it (D-34). */
+export const CustomerView = Type.Object({
+  customer_id: Type.String(),
+  first_name: Type.String(),
+  last_name: Type.String(),
+  username: Type.String({ description: 'The e-mail address (D-31).' }),
+  email: Type.String(),
+  phone: Type.String({ description: 'Digits as text; empty when unset.' }),
+  preference: Type.String(),
+  address: Type.Object({
+    street: Type.String(),
+    apartment: Type.String(),
+    city: Type.String(),
+    state: Type.String(),
+    zipcode: Type.String()
+  })
+})

@@ -1,0 +1,35 @@
+import type { AppContext } from '../../app.js'
+import type { App } from '../../platform/app-types.js'
+import { callersScope } from '../../platform/auth.js'
+import { resetConfirmRoutes, resetPageRoutes, signInRoutes } from './access.routes.js'
+import { customerCreateRoutes, customerRecordRoutes } from './customers.routes.js'
+import { CustomersService } from './customers.service.js'
+import { PasswordResetService } from './password-reset.service.js'
+import { customerSearchRoutes } from './search.routes.js'
+import { SearchService } from './search.service.js'
+import { SignInService } from './sign-in.service.js'
+
+/** Customers: sign-in, password reset, create, read, update, search. Who may call what is decided here (D-12). */
+export function customersModule(context: AppContext) {
+  const customers = new CustomersService(context.database, context.writes, context.clock, context.dataKey)
+  const search = new SearchService(context.database)
+  const signIn = new SignInService(context.auth)
+  const reset = new PasswordResetService(context.database, context.clock, context.dataKey, context.auth, context.config.publicUrl)
+  return async (app: App): Promise<void> => {
+    // Every caller: app keys, customers, staff.
+    await app.register(
+      callersScope(context.auth, ['app', 'customer', 'staff'], (open) => {
+        signInRoutes(open, signIn, reset, context.limiter)
+        resetConfirmRoutes(open, reset, context.limiter)
+        customerCreateRoutes(open, customers)
+      })
+    )
+    // Customers (their own record only, D-11) and staff.
+    await app.register(callersScope(context.auth, ['customer', 'staff'], (own) => customerRecordRoutes(own, customers)))
+    // Staff and admin keys only.
+    await app.register(callersScope(context.auth, ['staff'], (staff) => customerSearchRoutes(staff, search)))
+    // The page of the reset link and its own submit endpoint, outside /v1: the token is their
+    // credential, since a browser following an e-mailed link holds no API key (D-37).
+    resetPageRoutes(app, reset, context.limiter)
+  }
+}

@@ -1,0 +1,23 @@
+import Type, { type Static } from 'typebox'
+import { WholeNumberOrDigits } from '../../platform/schemas.js'
+import { SingleLine } from './customers.schemas.js'
+
+export const SearchBody = Type.Object({
+  query: SingleLine(100, {
+    description:
+      'Words, each matching the start of the first or the last name, ignoring case ("jo sm" and "smi" find John Smith). Trimmed; empty is 400; at most 100 characters (D-33, D-70).'
+  }),
+  limit: Type.Optional(WholeNumberOrDigits(1, 100, 'At most this many hits, 1 to 100; default 20 (D-33).'))
+})
+export type SearchBody = Static<typeof SearchBody>
+
+/** Spec "Customer search hit". */
+const SearchHit = Type.Object({
+  customer_id: Type.String(),
+  customer_name: Type.String({ description: 'First and last name joined by one space (D-33).' }),
+  customer_email: Type.String()
+})
+
+export const SearchResponse = Type.Object({
+  customer: Type.Array(SearchHit, { description: 'Ordered by last name, then first name (ignoring case), then id (D-33).' })
+})

@@ -1,0 +1,37 @@
+import type { Static } from 'typebox'
+import { wholeNumber } from '../../common/numbers.js'
+import type { Database } from '../../db/database.js'
+import { invalidField } from '../../platform/problems.js'
+import { searchRepository, type SearchRepository } from './search.repository.js'
+import type { SearchBody, SearchResponse } from './search.schemas.js'
+import { prefixRange, queryWords } from './search.words.js'
+
+const DEFAULT_LIMIT = 20
+const MAX_LIMIT = 100
+
+/** Customer search by name prefixes (D-33). */
+export class SearchService {
+  private readonly repo: SearchRepository
+
+  constructor(private readonly database: Database) {
+    this.repo = searchRepository(database.db)
+  }
+
+  /** Customers whose first or last name starts with each word of the query, ordered, at most `limit`. */
+  async search(body: SearchBody): Promise<Static<typeof SearchResponse>> {
+    if (body.query.trim() === '') throw invalidField('/query', 'must not be empty')
+    const limit = body.limit === undefined ? DEFAULT_LIMIT : wholeNumber(body.limit)
+    if (limit === undefined || limit < 1 || limit > MAX_LIMIT) throw invalidField('/limit', `must be a whole number from 1 to ${MAX_LIMIT}`)
+    const [first, second, third] = queryWords(body.query).map(prefixRange)
+    // No name starts with two of the words, so three or more can never all match (search.words.ts).
+    if (first === undefined || third !== undefined) return { customer: [] }
+    const rows = await this.repo.search(this.database.reader, second === undefined ? [first] : [first, second], limit)
+    return {
+      customer: rows.map((row) => ({
+        customer_id: row.id,
+        customer_name: `${row.first_name} ${row.last_name}`.trim(),
+        customer_email: row.email
+      }))
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import path from 'node:path'
+import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer'
+import { decrypt } from '../../../common/crypto.js'
+import type { Database } from '../../../db/database.js'
+import { fullName, type NotificationsRepository } from '../notifications.repository.js'
+import type { OutboxClaims } from '../outbox.claims.js'
+import { failed, unsupported, type Channel, type DeliveryResult, type OnDelivered, type OutboxDelivery } from './channel.js'
+import { passwordResetEmail, stepEmail, type EmailContent } from './email.templates.js'
+import { writeMessageFile } from './outbox-files.js'
+import { passwordResetPayload, stepPayload } from './payloads.js'
+
+/** Where e-mails go (D-02): SMTP_URL, else `.eml` files under `<dataDir>/mail/`; MAIL_FROM sends them. */
+export interface EmailSettings {
+  readonly smtpUrl: string | null
+  readonly mailFrom: string
+  readonly dataDir: string
+}
+
+/** What the e-mail channel is built from. */
+export interface EmailChannelDeps {
+  settings: EmailSettings
+  database: Database
+  repository: NotificationsRepository
+  claims: OutboxClaims
+  /** The 32-byte data key reset links are sealed with (payments/card-key.ts). */
+  dataKey: Buffer
+  /** Connection, greeting and socket time-outs of SMTP; below the dispatcher's lease. */
+  timeoutMs: number
+}
+
+// An e-mail ready to go, and what to do in the transaction that records it as delivered.
+type Letter = { to: { name: string; address: string }; content: EmailContent; onDelivered?: OnDelivered }
+
+/** The `email` channel (D-60, D-36): nodemailer over SMTP, or one `.eml` file per message. */
+export function emailChannel(deps: EmailChannelDeps): Channel {
+  const { settings } = deps
+  // A pool keeps a few SMTP connections open between messages instead of one handshake per e-mail.
+  const smtp: Transporter | null =
+    settings.smtpUrl === null
+      ? null
+      : nodemailer.createTransport({
+          url: settings.smtpUrl,
+          pool: true,
+          maxConnections: 3,
+          connectionTimeout: deps.timeoutMs,
+          greetingTimeout: deps.timeoutMs,
+          socketTimeout: deps.timeoutMs
+        })
+  // RFC 822 text in memory, written to a file by us (atomically, named by event id).
+  const files = nodemailer.createTransport({ streamTransport: true, buffer: true })
+  const mailDir = path.join(settings.dataDir, 'mail')
+
+  async function stepLetter(message: OutboxDelivery): Promise<Letter | DeliveryResult> {
+    const payload = stepPayload(message)
+    if (payload === undefined || message.customerId === null) return failed('the message payload is unreadable', true)
+    const contact = await deps.repository.contact(deps.database.reader, message.customerId)
+    if (contact === undefined) return { kind: 'skipped', reason: 'the customer no longer exists' }
+    if (contact.email === '') return { kind: 'skipped', reason: 'the customer has no e-mail address' }
+    const name = fullName(contact)
+    return { to: { name, address: contact.email }, content: stepEmail(name, payload) }
+  }
+
+  async function resetLetter(message: OutboxDelivery): Promise<Letter | DeliveryResult> {
+    const payload = passwordResetPayload(message)
+    if (payload === undefined) return failed('the message payload is unreadable or its link was scrubbed', true)
+    let link: string
+    try {
+      link = decrypt(deps.dataKey, payload.sealed_link)
+    } catch {
+      return failed('the reset link cannot be unsealed with this data key', true)
+    }
+    const contact = message.customerId === null ? undefined : await deps.repository.contact(deps.database.reader, message.customerId)
+    const name = contact === undefined ? '' : fullName(contact)
+    return {
+      to: { name, address: payload.email },
+      content: passwordResetEmail(name, link),
+      // D-73: once sent, the link (a live token) no longer needs to sit in the database.
+      onDelivered: (trx) => deps.claims.scrubPayload(trx, message.id, JSON.stringify({ email: payload.email, link_scrubbed: true }))
+    }
+  }
+
+  return {
+    async deliver(message, signal) {
+      const letter =
+        message.template === 'step' ? await stepLetter(message) : message.template === 'password_reset' ? await resetLetter(message) : unsupported(message)
+      if ('kind' in letter) return letter
+      const mail: SendMailOptions = {
+        from: settings.mailFrom,
+        to: letter.to,
+        subject: letter.content.subject,
+        text: letter.content.text,
+        html: letter.content.html,
+        // The event id as Message-ID: the same e-mail sent twice is recognisably one message.
+        messageId: `<${message.eventId}@service-ordering>`
+      }
+      if (smtp !== null) {
+        await smtp.sendMail({ ...mail, signal })
+      } else {
+        const info = (await files.sendMail(mail)) as { message: Buffer }
+        await writeMessageFile(mailDir, message.eventId, 'eml', info.message)
+      }
+      return letter.onDelivered === undefined ? { kind: 'delivered' } : { kind: 'delivered', onDelivered: letter.onDelivered }
+    },
+    async close() {
+      smtp?.close()
+      files.close()
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { Webhook } from 'standardwebhooks'
+import type { Clock } from '../../../common/clock.js'
+import type { StepEventPayload } from '../outbox.repository.js'
+import type { NotificationsRepository } from '../notifications.repository.js'
+import { failed, unsupported, type Channel, type OnDelivered } from './channel.js'
+import { postJson } from './http.js'
+import { stepPayload } from './payloads.js'
+
+/** Where tracking goes (D-60): always the history; also WEBHOOK_URL, signed with WEBHOOK_SECRET. */
+export interface TrakSettings {
+  readonly webhookUrl: string | null
+  readonly webhookSecret: string | null
+}
+
+/** What the trak channel is built from. */
+export interface TrakChannelDeps {
+  settings: TrakSettings
+  repository: NotificationsRepository
+  clock: Clock
+}
+
+/** The webhook's JSON body: Standard Webhooks' recommended `{type, timestamp, data}` shape, wire names. */
+export function stepEnteredEvent(payload: StepEventPayload, at: Date) {
+  return {
+    type: 'transaction.step_entered',
+    timestamp: at.toISOString(),
+    data: {
+      transaction_id: payload.transaction_id,
+      // As text, as every read response of the API carries it.
+      transaction_code: String(payload.transaction_code),
+      service_name: payload.service_name,
+      position_number: String(payload.position),
+      total_steps: payload.total_steps,
+      description: payload.description
+    }
+  }
+}
+
+/** The `trak` channel (D-60, D-56): a `tracked` history entry, and a signed webhook when configured. */
+export function trakChannel(deps: TrakChannelDeps): Channel {
+  const { settings } = deps
+  const signer = settings.webhookUrl !== null && settings.webhookSecret !== null ? new Webhook(settings.webhookSecret) : null
+  return {
+    async deliver(message, signal) {
+      if (message.template !== 'step') return unsupported(message)
+      const payload = stepPayload(message)
+      const orderId = message.orderId
+      if (payload === undefined || orderId === null) return failed('the message payload is unreadable', true)
+      // Written in the transaction that marks the row delivered, and only if this dispatcher still
+      // holds it: a redelivered row never adds a second entry.
+      const onDelivered: OnDelivered = (trx, now) =>
+        deps.repository.insertTracked(trx, { order_id: orderId, at: now, position: payload.position, description: payload.description })
+      if (signer === null || settings.webhookUrl === null) return { kind: 'delivered', onDelivered }
+
+      const at = new Date(deps.clock.now())
+      const body = JSON.stringify(stepEnteredEvent(payload, at))
+      const headers = {
+        // Stable per outbox row: a receiver drops a redelivery by this id.
+        'webhook-id': message.eventId,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': signer.sign(message.eventId, at, body)
+      }
+      const result = await postJson(settings.webhookUrl, body, headers, signal, 'the webhook receiver')
+      return result.kind === 'delivered' ? { kind: 'delivered', onDelivered } : result
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import { parseArgs } from 'node:util'
+import { systemClock } from '../../common/clock.js'
+import type { Config } from '../../config.js'
+import { openDatabase } from '../../db/database.js'
+import { migrateToLatest } from '../../db/migrator.js'
+import { createLogger } from '../../platform/logger.js'
+import { loadCardKey } from '../payments/card-key.js'
+import { createDispatcher } from './index.js'
+import { outboxOperations, type OutboxListRow } from './outbox.operations.js'
+import type { OutboxStatus } from './outbox.table.js'
+
+/** Usage lines of the commands below, for cli.ts's help text. */
+export const NOTIFICATIONS_USAGE = `  worker                                      run the event dispatcher alone, until SIGTERM or SIGINT
+  outbox list [--status pending|delivered|skipped|dead] [--limit N]
+                                              the newest outbox rows (never their payloads)
+  outbox retry ID|EVENT_ID                    send a dead or failed outbox row again now
+`
+
+/** Makes the CLI's usage error (printed with the usage, exit status 2). */
+export type UsageErrorFactory = (message: string) => Error
+
+/** `service-ordering worker` (D-61): the dispatcher without the API, stopped by SIGTERM or SIGINT. */
+export async function runWorker(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel)
+  const database = openDatabase(config)
+  try {
+    await migrateToLatest(database.db, database.dialect)
+    const dispatcher = createDispatcher({ settings: config, database, dataKey: loadCardKey(config), logger })
+    dispatcher.start()
+    logger.info({ dispatcher: dispatcher.id, database: config.database.kind }, 'outbox dispatcher is running')
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGTERM', () => resolve('SIGTERM'))
+      process.once('SIGINT', () => resolve('SIGINT'))
+    })
+    logger.info({ signal }, 'stopping: finishing the deliveries in flight')
+    await dispatcher.stop({ drainMs: 20_000 })
+    logger.info('stopped')
+  } finally {
+    await database.close()
+  }
+}
+
+const STATUSES: readonly OutboxStatus[] = ['pending', 'delivered', 'skipped', 'dead']
+
+function time(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString()
+}
+
+function listLine(row: OutboxListRow, now: number): string {
+  const next =
+    row.status !== 'pending' ? '-' : row.claimed_until !== null && row.claimed_until > now ? 'in flight' : time(row.next_attempt_at)
+  return [
+    String(row.id).padEnd(8),
+    row.event_id.padEnd(25),
+    row.channel.padEnd(7),
+    row.template.padEnd(14),
+    row.status.padEnd(9),
+    String(row.attempts).padEnd(8),
+    next.padEnd(24),
+    (row.last_error ?? '-').replace(/\s+/g, ' ')
+  ].join(' ')
+}
+
+/** `service-ordering outbox list|retry` (D-90): what the dispatcher has to do, and a second chance. */
+export async function outboxCommand(config: Config, args: string[], usageError: UsageErrorFactory): Promise<void> {
+  const [action, ...rest] = args
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: { status: { type: 'string' }, limit: { type: 'string' } },
+    allowPositionals: true,
+    strict: true
+  })
+  if (action !== 'list' && action !== 'retry') throw usageError('outbox needs list or retry')
+  const status = values.status as OutboxStatus | undefined
+  if (status !== undefined && !STATUSES.includes(status)) throw usageError(`--status must be one of ${STATUSES.join(', ')}`)
+  const limit = values.limit === undefined ? 50 : Number(values.limit)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw usageError('--limit must be a whole number from 1 to 1000')
+  const ref = positionals[0]
+  if (action === 'retry' && ref === undefined) throw usageError('outbox retry needs the ID or EVENT_ID of a row')
+
+  const database = openDatabase(config)
+  try {
+    await migrateToLatest(database.db, database.dialect)
+    const operations = outboxOperations(database, systemClock)
+    if (action === 'list') {
+      const now = systemClock.now()
+      const rows = await operations.list(status === undefined ? { limit } : { status, limit })
+      process.stdout.write('ID       EVENT_ID                  CHANNEL TEMPLATE       STATUS    ATTEMPTS NEXT_ATTEMPT             LAST_ERROR\n')
+      for (const row of rows) process.stdout.write(`${listLine(row, now)}\n`)
+      return
+    }
+    const outcome = await operations.retry(ref!)
+    if (!outcome.done) {
+      process.stderr.write(`service-ordering: ${outcome.reason}\n`)
+      process.exitCode = 1
+      return
+    }
+    process.stdout.write(`outbox row ${outcome.row.id} (${outcome.row.event_id}) will be sent again now\n`)
+  } finally {
+    await database.close()
+  }
+}

@@ -1,0 +1,77 @@
+import type { Database } from '../../db/database.js'
+import { prepare } from '../../db/prepared.js'
+import { Counter } from 'prom-client'
+import type { Metrics } from '../../platform/metrics.js'
+import type { OutboxChannel, OutboxStatus } from './outbox.table.js'
+
+/** What the dispatcher counts, per channel (D-71). */
+export interface OutboxCounters {
+  delivered(channel: OutboxChannel): void
+  skipped(channel: OutboxChannel): void
+  failed(channel: OutboxChannel): void
+  dead(channel: OutboxChannel): void
+}
+
+const CHANNELS: readonly OutboxChannel[] = ['email', 'text', 'trak']
+// Delivered and skipped rows are history, not backlog.
+const BACKLOG_STATUSES: readonly OutboxStatus[] = ['pending', 'dead']
+
+// The counters an app registered for a database, so a dispatcher started beside that app (server.ts)
+// counts into the registry its /metrics serves.
+const countersByDatabase = new WeakMap<Database, OutboxCounters>()
+
+type MakeCounter = (name: string, help: string, labelNames: readonly 'channel'[]) => Counter<'channel'>
+
+function countersOn(counter: MakeCounter): OutboxCounters {
+  const delivered = counter('outbox_deliveries_total', 'Outbox messages delivered, by channel.', ['channel'])
+  const skipped = counter('outbox_skipped_total', 'Outbox messages skipped with a recorded reason (no phone), by channel.', ['channel'])
+  const failed = counter('outbox_failures_total', 'Failed outbox delivery attempts, by channel.', ['channel'])
+  const dead = counter('outbox_dead_letters_total', 'Outbox messages given up on after their last failure, by channel.', ['channel'])
+  return {
+    delivered: (channel) => delivered.inc({ channel }),
+    skipped: (channel) => skipped.inc({ channel }),
+    failed: (channel) => failed.inc({ channel }),
+    dead: (channel) => dead.inc({ channel })
+  }
+}
+
+/**
+ * Adds the outbox series to an app's /metrics (D-71): `outbox_backlog{channel,status}`, read from the
+ * database at scrape time so it is right wherever the dispatcher runs, and the dispatcher's counters.
+ */
+export function registerOutboxMetrics(metrics: Metrics, database: Database): OutboxCounters {
+  const backlog = prepare<Record<string, never>, { channel: OutboxChannel; status: OutboxStatus; n: number | string }>(database.db, (db) =>
+    db
+      .selectFrom('outbox')
+      .select(['channel', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('status', 'in', [...BACKLOG_STATUSES])
+      .groupBy(['channel', 'status'])
+  )
+  metrics.addGauge(
+    'outbox_backlog',
+    'Outbox messages not delivered, by channel and status: pending (waiting, backing off or in flight) and dead.',
+    ['channel', 'status'],
+    async () => {
+      const counts = new Map<string, number>()
+      for (const row of await backlog.rows(database.reader, {})) counts.set(`${row.channel} ${row.status}`, Number(row.n))
+      // Every series is always present, zero included, so alerts and graphs need no special case.
+      return CHANNELS.flatMap((channel) =>
+        BACKLOG_STATUSES.map((status) => ({ labels: { channel, status }, value: counts.get(`${channel} ${status}`) ?? 0 }))
+      )
+    }
+  )
+  const counters = countersOn((name, help, labelNames) => metrics.counter(name, help, labelNames))
+  countersByDatabase.set(database, counters)
+  return counters
+}
+
+/**
+ * The counters an app registered for this database; else counters of their own registry (the
+ * `worker` process serves no /metrics, the API's backlog gauge still shows its progress).
+ */
+export function outboxCountersFor(database: Database): OutboxCounters {
+  return (
+    countersByDatabase.get(database) ??
+    countersOn((name, help, labelNames) => new Counter({ name, help, labelNames: [...labelNames], registers: [] }))
+  )
+}

@@ -1,0 +1,48 @@
+import type { Kysely, Transaction } from 'kysely'
+import { prepare } from '../../db/prepared.js'
+import type { QueryRunner } from '../../db/query-runner.js'
+import type { DB } from '../../db/schema.js'
+
+/** How to reach a customer, read when a message is delivered, not when it was written (D-60). */
+export interface Contact {
+  first_name: string
+  last_name: string
+  email: string
+  phone: string
+}
+
+/** The rows of other modules the channels read and write: contacts and `tracked` history entries. */
+export function notificationsRepository(db: Kysely<DB>) {
+  const contact = prepare<{ id: string }, Contact>(db, (db, p) =>
+    db.selectFrom('customers').select(['first_name', 'last_name', 'email', 'phone']).where('id', '=', p('id'))
+  )
+
+  const tracked = prepare<{ order_id: number; at: number; position: number; description: string }, unknown>(db, (db, p) =>
+    db.insertInto('order_history').values({
+      order_id: p('order_id'),
+      at: p('at'),
+      type: 'tracked',
+      position: p('position'),
+      description: p('description'),
+      actor: 'system'
+    })
+  )
+
+  return {
+    /** The customer's current name, e-mail and phone; undefined when there is no such customer. */
+    contact: (reader: QueryRunner, id: string) => contact.first(reader, { id }),
+
+    /** D-56: a `trak` event is a `tracked` history entry by actor `system`. */
+    insertTracked: async (trx: Transaction<DB>, entry: { order_id: number; at: number; position: number; description: string }) => {
+      await tracked.run(trx, entry)
+    }
+  }
+}
+
+/** Contacts and tracking, compiled for one database. */
+export type NotificationsRepository = ReturnType<typeof notificationsRepository>
+
+/** "First Last", or an empty text for a customer with neither name. */
+export function fullName(contact: Pick<Contact, 'first_name' | 'last_name'>): string {
+  return `${contact.first_name} ${contact.last_name}`.trim()
+}

@@ -1,0 +1,141 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { Dialect } from '../../db/dialect.js'
+import { prepare, type Param } from '../../db/prepared.js'
+import type { QueryRunner } from '../../db/query-runner.js'
+import type { DB } from '../../db/schema.js'
+import type { OutboxChannel, OutboxTemplate } from './outbox.table.js'
+
+/** An outbox row a dispatcher holds a lease on. */
+export interface ClaimedRow {
+  id: number
+  event_id: string
+  channel: OutboxChannel
+  template: OutboxTemplate
+  order_id: number | null
+  customer_id: string | null
+  payload: string
+  attempts: number
+  claimed_until: number
+}
+
+type Due = { now: number }
+
+// Rows that may be delivered now: pending, due, not leased (or the lease ran out: a killed
+// dispatcher loses nothing), and first in line of their order. D-60 order per transaction: an
+// earlier row of the same order that is still pending (waiting, backing off or claimed) holds later
+// ones back; delivered, skipped and dead rows do not. Rows of no order are independent.
+function deliverable(db: Kysely<DB>, p: Param<Due>) {
+  return db
+    .selectFrom('outbox as o')
+    .where('o.status', '=', 'pending')
+    .where('o.next_attempt_at', '<=', p('now'))
+    .where((eb) => eb.or([eb('o.claimed_until', 'is', null), eb('o.claimed_until', '<=', p('now'))]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('outbox as e')
+            .select('e.id')
+            .whereRef('e.order_id', '=', 'o.order_id')
+            .whereRef('e.id', '<', 'o.id')
+            .where('e.status', '=', 'pending')
+        )
+      )
+    )
+}
+
+/** SQL of the dispatcher: finding, claiming and settling outbox rows (D-60, D-61). Compiled once. */
+export function outboxClaims(db: Kysely<DB>, dialect: Dialect) {
+  const due = prepare<Due, { id: number }>(db, (db, p) => deliverable(db, p).select('o.id').limit(1))
+
+  // One statement takes the lease on up to `limit` rows. PostgreSQL: FOR UPDATE SKIP LOCKED, so
+  // dispatchers claiming at the same moment each get other rows and never wait on each other (D-61);
+  // a row another claim just leased is re-checked by PostgreSQL and no longer matches. SQLite has one
+  // writer at a time (begin immediate), so the plain statement is already exclusive.
+  const claim = prepare<Due & { me: string; until: number; limit: number }, ClaimedRow>(db, (db, p) =>
+    db
+      .updateTable('outbox')
+      .set({ claimed_by: p('me'), claimed_until: p('until'), updated_at: p('now') })
+      .where('id', 'in', () => {
+        const candidates = deliverable(db, p).select('o.id').orderBy('o.id').limit(p('limit'))
+        return dialect.supportsSkipLocked ? candidates.forUpdate('o').skipLocked() : candidates
+      })
+      .returning(['id', 'event_id', 'channel', 'template', 'order_id', 'customer_id', 'payload', 'attempts', 'claimed_until'])
+  )
+
+  type Held = { id: number; me: string; now: number }
+
+  // Every outcome applies only while this dispatcher still holds the row: a dispatcher whose lease
+  // ran out and was taken over records nothing, so a row is settled once.
+  const delivered = prepare<Held, unknown>(db, (db, p) =>
+    db
+      .updateTable('outbox')
+      .set({ status: 'delivered', delivered_at: p('now'), updated_at: p('now'), claimed_by: null, claimed_until: null })
+      .where('id', '=', p('id'))
+      .where('claimed_by', '=', p('me'))
+      .where('status', '=', 'pending')
+  )
+
+  const skipped = prepare<Held & { reason: string }, unknown>(db, (db, p) =>
+    db
+      .updateTable('outbox')
+      .set({ status: 'skipped', last_error: p('reason'), updated_at: p('now'), claimed_by: null, claimed_until: null })
+      .where('id', '=', p('id'))
+      .where('claimed_by', '=', p('me'))
+      .where('status', '=', 'pending')
+  )
+
+  const failed = prepare<Held & { status: 'pending' | 'dead'; attempts: number; next: number; error: string }, unknown>(db, (db, p) =>
+    db
+      .updateTable('outbox')
+      .set({
+        status: p('status'),
+        attempts: p('attempts'),
+        next_attempt_at: p('next'),
+        last_error: p('error'),
+        updated_at: p('now'),
+        claimed_by: null,
+        claimed_until: null
+      })
+      .where('id', '=', p('id'))
+      .where('claimed_by', '=', p('me'))
+      .where('status', '=', 'pending')
+  )
+
+  const scrub = prepare<{ id: number; payload: string }, unknown>(db, (db, p) =>
+    db.updateTable('outbox').set({ payload: p('payload') }).where('id', '=', p('id'))
+  )
+
+  return {
+    /** True when some row could be claimed now; a read, so idle polls take no write lock. */
+    hasDue: async (reader: QueryRunner, now: number): Promise<boolean> => (await due.first(reader, { now })) !== undefined,
+
+    /** Leases up to `limit` deliverable rows to dispatcher `me` until `until`, lowest id first. */
+    claim: async (trx: Transaction<DB>, me: string, now: number, until: number, limit: number): Promise<ClaimedRow[]> => {
+      const rows = await claim.rows(trx, { me, now, until, limit })
+      return rows.sort((a, b) => a.id - b.id)
+    },
+
+    /** Marks a held row delivered; false when the lease was lost. */
+    markDelivered: async (trx: Transaction<DB>, held: Held): Promise<boolean> => (await delivered.run(trx, held)) === 1,
+
+    /** Marks a held row skipped with its reason; false when the lease was lost. */
+    markSkipped: async (trx: Transaction<DB>, held: Held, reason: string): Promise<boolean> =>
+      (await skipped.run(trx, { ...held, reason })) === 1,
+
+    /** Records a failure: back to pending at `next`, or dead; false when the lease was lost. */
+    markFailed: async (
+      trx: Transaction<DB>,
+      held: Held,
+      outcome: { status: 'pending' | 'dead'; attempts: number; next: number; error: string }
+    ): Promise<boolean> => (await failed.run(trx, { ...held, ...outcome })) === 1,
+
+    /** Replaces a row's payload, e.g. to drop a reset link once it was sent (D-73). */
+    scrubPayload: async (trx: Transaction<DB>, id: number, payload: string): Promise<void> => {
+      await scrub.run(trx, { id, payload })
+    }
+  }
+}
+
+/** The dispatcher's SQL, compiled for one database. */
+export type OutboxClaims = ReturnType<typeof outboxClaims>

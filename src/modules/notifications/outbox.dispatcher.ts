@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto'
+import os from 'node:os'
+import type { Logger } from 'pino'
+import type { Clock } from '../../common/clock.js'
+import type { Database } from '../../db/database.js'
+import { failed, type ChannelSet, type DeliveryResult, type OutboxDelivery } from './channels/channel.js'
+import { describeError } from './channels/errors.js'
+import type { OutboxCounters } from './notifications.metrics.js'
+import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './outbox.backoff.js'
+import { outboxClaims, type ClaimedRow, type OutboxClaims } from './outbox.claims.js'
+
+/** How a dispatcher paces itself; every value can be made small for tests. */
+export interface DispatcherOptions {
+  /** Names this dispatcher in `claimed_by`; unique per process and start. */
+  readonly id: string
+  /** Sleep between polls when there was nothing to do. */
+  readonly pollIntervalMs: number
+  /** Rows claimed and delivered at once (each of another order, D-60). */
+  readonly batchSize: number
+  /** How long a claim holds; a dispatcher killed mid-delivery frees its rows when it runs out. */
+  readonly leaseMs: number
+  /** A delivery taking longer fails; well below the lease, so a row is never delivered twice at once. */
+  readonly deliveryTimeoutMs: number
+  readonly retry: RetryPolicy
+  /** Source of the backoff jitter. */
+  readonly random: () => number
+}
+
+/** A dispatcher id: host, process and a random part, so restarts and neighbours never share one. */
+export function newDispatcherId(): string {
+  return `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+}
+
+/** Defaults (D-60, D-61): poll every 500 ms, 20 rows a batch, 60 s leases, 15 s per delivery. */
+export function dispatcherOptions(overrides: Partial<DispatcherOptions> = {}): DispatcherOptions {
+  const options: DispatcherOptions = {
+    id: newDispatcherId(),
+    pollIntervalMs: 500,
+    batchSize: 20,
+    leaseMs: 60_000,
+    deliveryTimeoutMs: 15_000,
+    retry: DEFAULT_RETRY_POLICY,
+    random: Math.random,
+    ...overrides
+  }
+  if (options.deliveryTimeoutMs >= options.leaseMs) throw new Error('the delivery time-out must be shorter than the lease')
+  return options
+}
+
+/** What a dispatcher is built from; tests pass their own channels, clock and options. */
+export interface DispatcherDeps {
+  database: Database
+  channels: ChannelSet
+  clock: Clock
+  logger: Logger
+  counters: OutboxCounters
+  options: DispatcherOptions
+}
+
+// After a database error the loop waits longer each time, up to this, instead of logging every poll.
+const MAX_ERROR_PAUSE_MS = 30_000
+
+/**
+ * Delivers outbox rows at least once (D-60, D-61): claim a batch in a short transaction, deliver
+ * outside any transaction, record each outcome in another short transaction that applies only while
+ * the claim still holds. Polling alone is enough for correctness; `nudge()` only cuts latency.
+ */
+export class Dispatcher {
+  readonly id: string
+  private readonly claims: OutboxClaims
+  private readonly log: Logger
+  private loop: Promise<void> | null = null
+  private stopping = false
+  private wake: (() => void) | null = null
+  private nudged = false
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.id = deps.options.id
+    this.claims = outboxClaims(deps.database.db, deps.database.dialect)
+    this.log = deps.logger.child({ component: 'outbox-dispatcher', dispatcher: this.id })
+  }
+
+  /** Starts polling in the background; a second call does nothing. */
+  start(): void {
+    if (this.loop !== null || this.stopping) return
+    this.loop = this.run()
+  }
+
+  /** Asks for a poll now, e.g. right after a commit that wrote outbox rows. */
+  nudge(): void {
+    if (this.wake !== null) this.wake()
+    else this.nudged = true
+  }
+
+  /**
+   * Stops polling and waits for the batch in flight to be delivered and recorded, at most `drainMs`;
+   * a batch left behind is not lost, its leases run out and another dispatcher takes it over.
+   */
+  async stop(options: { drainMs?: number } = {}): Promise<void> {
+    this.stopping = true
+    this.wake?.()
+    if (this.loop !== null) {
+      let timer: NodeJS.Timeout | undefined
+      const drained = await Promise.race([
+        this.loop.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), options.drainMs ?? 10_000)))
+      ])
+      clearTimeout(timer)
+      if (!drained) this.log.warn('stopped before the deliveries in flight finished; their leases will run out')
+    }
+    await Promise.all(Object.values(this.deps.channels).map((channel) => channel.close?.().catch(() => {})))
+  }
+
+  /** One poll: claims what is deliverable now, delivers it, records the outcomes; returns the rows handled. */
+  async runOnce(): Promise<number> {
+    const { database, clock, options } = this.deps
+    const now = clock.now()
+    // A read first, so an idle poll never takes SQLite's write lock or opens a PostgreSQL transaction.
+    if (!(await this.claims.hasDue(database.reader, now))) return 0
+    const rows = await database.unitOfWork.run((trx) => this.claims.claim(trx, this.id, now, now + options.leaseMs, options.batchSize))
+    // Each row is of another order (or of none), so they go out side by side.
+    await Promise.all(rows.map((row) => this.process(row)))
+    return rows.length
+  }
+
+  private async run(): Promise<void> {
+    let errors = 0
+    while (!this.stopping) {
+      let handled = 0
+      try {
+        handled = await this.runOnce()
+        errors = 0
+      } catch (error) {
+        errors++
+        this.log.error({ err: error }, 'outbox poll failed')
+      }
+      // A full or partial batch may have freed the next rows of its orders: poll again at once.
+      if (handled > 0 || this.stopping) continue
+      const pause = errors === 0 ? this.deps.options.pollIntervalMs : Math.min(MAX_ERROR_PAUSE_MS, this.deps.options.pollIntervalMs * 2 ** errors)
+      await this.sleep(pause)
+    }
+  }
+
+  // Waits `ms`, or less when nudged or stopped; a nudge that came during the last poll counts too.
+  private sleep(ms: number): Promise<void> {
+    if (this.nudged) {
+      this.nudged = false
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.wake = null
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      this.wake = done
+    })
+  }
+
+  private async process(row: ClaimedRow): Promise<void> {
+    const result = await this.deliver(row)
+    try {
+      await this.settle(row, result)
+    } catch (error) {
+      // E.g. the history entry of a trak event could not be written: the delivery counts as failed.
+      this.log.error({ err: error, event_id: row.event_id, channel: row.channel }, 'could not record an outbox delivery')
+      await this.settle(row, failed(`the delivery could not be recorded: ${describeError(error)}`)).catch((again: unknown) => {
+        // The database is away: the lease runs out and the row is delivered again (at least once).
+        this.log.error({ err: again, event_id: row.event_id }, 'could not record an outbox failure')
+      })
+    }
+  }
+
+  private async deliver(row: ClaimedRow): Promise<DeliveryResult> {
+    let payload: unknown
+    try {
+      payload = JSON.parse(row.payload)
+    } catch {
+      return failed('the message payload is not JSON', true)
+    }
+    const message: OutboxDelivery = {
+      id: row.id,
+      eventId: row.event_id,
+      channel: row.channel,
+      template: row.template,
+      orderId: row.order_id,
+      customerId: row.customer_id,
+      payload,
+      attempts: row.attempts
+    }
+    const channel = this.deps.channels[row.channel]
+    if (channel === undefined) return failed(`no channel ${row.channel}`, true)
+    const signal = AbortSignal.timeout(this.deps.options.deliveryTimeoutMs)
+    try {
+      return await settleBy(channel.deliver(message, signal), signal)
+    } catch (error) {
+      return failed(describeError(error))
+    }
+  }
+
+  private async settle(row: ClaimedRow, result: DeliveryResult): Promise<void> {
+    const { database, clock, counters, options } = this.deps
+    const now = clock.now()
+    const held = { id: row.id, me: this.id, now }
+    const context = { event_id: row.event_id, channel: row.channel, template: row.template }
+    let applied: boolean
+    if (result.kind === 'delivered') {
+      applied = await database.unitOfWork.run(async (trx) => {
+        const marked = await this.claims.markDelivered(trx, held)
+        if (marked && result.onDelivered !== undefined) await result.onDelivered(trx, now)
+        return marked
+      })
+      if (applied) {
+        counters.delivered(row.channel)
+        this.log.debug({ ...context, attempts: row.attempts }, 'outbox message delivered')
+      }
+    } else if (result.kind === 'skipped') {
+      applied = await database.unitOfWork.run((trx) => this.claims.markSkipped(trx, held, result.reason))
+      if (applied) {
+        counters.skipped(row.channel)
+        this.log.info({ ...context, reason: result.reason }, 'outbox message skipped')
+      }
+    } else {
+      const attempts = row.attempts + 1
+      const dead = result.permanent === true || attempts >= options.retry.maxAttempts
+      const next = dead ? now : now + retryDelay(attempts, options.retry, options.random)
+      applied = await database.unitOfWork.run((trx) =>
+        this.claims.markFailed(trx, held, { status: dead ? 'dead' : 'pending', attempts, next, error: result.error })
+      )
+      if (applied) {
+        counters.failed(row.channel)
+        if (dead) {
+          counters.dead(row.channel)
+          this.log.error({ ...context, attempts, error: result.error }, 'outbox message is dead; `service-ordering outbox retry` sends it again')
+        } else {
+          this.log.warn({ ...context, attempts, next_attempt_at: new Date(next).toISOString(), error: result.error }, 'outbox delivery failed; will retry')
+        }
+      }
+    }
+    if (!applied) this.log.warn(context, 'outbox lease lost before the outcome was recorded; another dispatcher owns the row')
+  }
+}
+
+// The delivery's own promise, or the signal's time-out, whichever comes first: a channel that hangs
+// cannot hold a batch (and its leases) past the time-out.
+function settleBy<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    if (signal.aborted) return onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      }
+    )
+  })
+}

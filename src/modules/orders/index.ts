@@ -1,0 +1,28 @@
+import type { AppContext } from '../../app.js'
+import { TimeFormatter } from '../../common/time-format.js'
+import type { App } from '../../platform/app-types.js'
+import { callersScope } from '../../platform/auth.js'
+import { OrdersList } from './orders.list.js'
+import { moveRoutes, orderRoutes } from './orders.routes.js'
+import { OrdersService } from './orders.service.js'
+import { receiptRoutes } from './receipts.routes.js'
+import { ReceiptsService } from './receipts.service.js'
+
+/** Orders (the wire's transactions) and receipts. Who may call what is decided here (D-12). */
+export function ordersModule(context: AppContext) {
+  const time = new TimeFormatter(context.config.timeZone)
+  const orders = new OrdersService(context.database, context.writes, context.clock, time)
+  const receipts = new ReceiptsService(context.database, context.writes, context.clock, time)
+  const list = new OrdersList(context.database, time)
+  return async (app: App): Promise<void> => {
+    // Customers (their own transactions, checked by the services) and staff; not app keys.
+    await app.register(
+      callersScope(context.auth, ['customer', 'staff'], (scope) => {
+        orderRoutes(scope, orders, list)
+        receiptRoutes(scope, receipts)
+      })
+    )
+    // Staff and admin keys only.
+    await app.register(callersScope(context.auth, ['staff'], (staff) => moveRoutes(staff, orders)))
+  }
+}

@@ -1,0 +1,264 @@
+import type { Kysely, SelectQueryBuilder } from 'kysely'
+import type { Dialect } from '../../db/dialect.js'
+import { prepare, type QueryTarget } from '../../db/prepared.js'
+import type { DB } from '../../db/schema.js'
+import type { FullViewRow, HistoryRow } from './orders.views.js'
+import type { Actor, HistoryType, OrderStatus } from './orders.table.js'
+
+/** An order as the write use cases see it, with its step and service, locked for the transaction. */
+export interface LockedOrder {
+  id: number
+  public_id: string
+  code: number
+  customer_id: string
+  service_id: number
+  step_id: number
+  status: OrderStatus
+  pickup_at: number
+  delivery_at: number
+  note: string
+  position: number
+  step_description: string
+  step_count: number
+  service_name: string
+}
+
+/** A step to enter: where it is and what it announces. */
+export interface StepTarget {
+  id: number
+  position: number
+  description: string
+  events: string
+}
+
+type FullViewQuery = SelectQueryBuilder<DB, 'orders' | 'services' | 'service_steps' | 'receipt_lines' | 'items', FullViewRow>
+
+/** The joins and columns every full view is read with: one query per order, no N+1 (issue 5). */
+export function fullViewSelect(db: Kysely<DB>): FullViewQuery {
+  return db
+    .selectFrom('orders')
+    .innerJoin('services', 'services.id', 'orders.service_id')
+    .innerJoin('service_steps', 'service_steps.id', 'orders.step_id')
+    .leftJoin('receipt_lines', 'receipt_lines.order_id', 'orders.id')
+    .leftJoin('items', 'items.id', 'receipt_lines.item_id')
+    .select([
+      'orders.id',
+      'orders.public_id',
+      'orders.code',
+      'orders.customer_id',
+      'orders.status',
+      'orders.pickup_at',
+      'orders.delivery_at',
+      'orders.note',
+      'services.public_id as service_id',
+      'services.name as service_name',
+      'services.step_count',
+      'service_steps.position',
+      'service_steps.description',
+      'service_steps.button_title',
+      'service_steps.events',
+      'receipt_lines.id as line_id',
+      'receipt_lines.item_id',
+      'receipt_lines.quantity',
+      'receipt_lines.unit_price_cents',
+      'items.title as item_title',
+      'items.image_url as item_image_url'
+    ]) as unknown as FullViewQuery
+}
+
+/** SQL of orders, their receipts and history; every statement compiled once per database. */
+export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
+  const locks = dialect.supportsRowLocks
+
+  const q = {
+    fullView: prepare<{ publicId: string }, FullViewRow>(db, (db, p) =>
+      fullViewSelect(db).where('orders.public_id', '=', p('publicId')).orderBy('receipt_lines.id')
+    ),
+
+    // The order joined with its step and service. On PostgreSQL it is read only after the rows are
+    // locked by the two statements below: a lock taken inside a join would re-check a concurrently
+    // moved order against the old step row and lose it.
+    locked: prepare<{ publicId: string }, LockedOrder>(db, (db, p) =>
+      db
+        .selectFrom('orders as o')
+        .innerJoin('service_steps as st', 'st.id', 'o.step_id')
+        .innerJoin('services as s', 's.id', 'o.service_id')
+        .select([
+          'o.id',
+          'o.public_id',
+          'o.code',
+          'o.customer_id',
+          'o.service_id',
+          'o.step_id',
+          'o.status',
+          'o.pickup_at',
+          'o.delivery_at',
+          'o.note',
+          'st.position',
+          'st.description as step_description',
+          's.step_count',
+          's.name as service_name'
+        ])
+        .where('o.public_id', '=', p('publicId'))
+    ),
+
+    // PostgreSQL only: the order row for update, so moves and receipt changes of one order queue.
+    lockOrderRow: prepare<{ publicId: string }, { service_id: number }>(db, (db, p) =>
+      db.selectFrom('orders').select('service_id').where('public_id', '=', p('publicId')).forUpdate()
+    ),
+
+    // PostgreSQL only: a service in share mode. Step changes take it for update, so step positions
+    // read after this stay true until commit (D-42, D-55); orders of one service do not block each other.
+    shareService: prepare<{ id: number }, unknown>(db, (db, p) =>
+      db.selectFrom('services').select('id').where('id', '=', p('id')).forShare()
+    ),
+
+    serviceByKey: prepare<{ key: string }, { service_id: number; service_name: string; step_count: number }>(db, (db, p) =>
+      db
+        .selectFrom('services')
+        .select(['id as service_id', 'name as service_name', 'step_count'])
+        .where('name_key', '=', p('key'))
+        .$if(locks, (qb) => qb.forShare())
+    ),
+
+    stepAt: prepare<{ serviceId: number; position: number }, StepTarget>(db, (db, p) =>
+      db
+        .selectFrom('service_steps')
+        .select(['id', 'position', 'description', 'events'])
+        .where('service_id', '=', p('serviceId'))
+        .where('position', '=', p('position'))
+    ),
+
+    customerExists: prepare<{ id: string }, { id: string }>(db, (db, p) => db.selectFrom('customers').select('id').where('id', '=', p('id'))),
+
+    insert: prepare<
+      {
+        publicId: string
+        code: number
+        customerId: string
+        serviceId: number
+        stepId: number
+        pickupAt: number
+        deliveryAt: number
+        note: string
+        now: number
+      },
+      { id: number }
+    >(db, (db, p) =>
+      db
+        .insertInto('orders')
+        .values({
+          public_id: p('publicId'),
+          code: p('code'),
+          customer_id: p('customerId'),
+          service_id: p('serviceId'),
+          step_id: p('stepId'),
+          status: 'open',
+          pickup_at: p('pickupAt'),
+          delivery_at: p('deliveryAt'),
+          note: p('note'),
+          created_at: p('now'),
+          updated_at: p('now')
+        })
+        // A random code that is taken yields no row and is drawn again (D-50).
+        .onConflict((oc) => oc.column('code').doNothing())
+        .returning('id')
+    ),
+
+    setStep: prepare<{ id: number; stepId: number; status: OrderStatus; now: number }, unknown>(db, (db, p) =>
+      db.updateTable('orders').set({ step_id: p('stepId'), status: p('status'), updated_at: p('now') }).where('id', '=', p('id'))
+    ),
+
+    countIn: prepare<{ stepId: number }, unknown>(db, (db, p) =>
+      db
+        .updateTable('service_steps')
+        .set((eb) => ({ order_count: eb('order_count', '+', 1) }))
+        .where('id', '=', p('stepId'))
+    ),
+
+    countOut: prepare<{ stepId: number }, unknown>(db, (db, p) =>
+      db
+        .updateTable('service_steps')
+        .set((eb) => ({ order_count: eb('order_count', '-', 1) }))
+        .where('id', '=', p('stepId'))
+    ),
+
+    history: prepare<
+      { orderId: number; at: number; type: HistoryType; position: number; description: string; actor: Actor },
+      unknown
+    >(db, (db, p) =>
+      db.insertInto('order_history').values({
+        order_id: p('orderId'),
+        at: p('at'),
+        type: p('type'),
+        position: p('position'),
+        description: p('description'),
+        actor: p('actor')
+      })
+    ),
+
+    // Owner first, so a missing order and another customer's order are told apart before history.
+    historyOf: prepare<{ publicId: string }, { customer_id: string } & HistoryRow>(db, (db, p) =>
+      db
+        .selectFrom('orders as o')
+        .innerJoin('order_history as h', 'h.order_id', 'o.id')
+        .select(['o.customer_id', 'h.at', 'h.type', 'h.position', 'h.description', 'h.actor'])
+        .where('o.public_id', '=', p('publicId'))
+        .orderBy('h.id')
+    )
+  }
+
+  return {
+    /** The full view rows of one order (ordered by receipt line), or none. */
+    fullView: (target: QueryTarget, publicId: string) => q.fullView.rows(target, { publicId }),
+    /** The order for the rest of the transaction: its row locked, its service shared (PostgreSQL). */
+    lock: async (trx: Kysely<DB>, publicId: string): Promise<LockedOrder | undefined> => {
+      if (locks) {
+        const head = await q.lockOrderRow.first(trx, { publicId })
+        if (head === undefined) return undefined
+        await q.shareService.run(trx, { id: head.service_id })
+      }
+      return q.locked.first(trx, { publicId })
+    },
+
+    /** Holds another service in share mode (an order moving to it); no-op on SQLite. */
+    shareService: async (trx: Kysely<DB>, id: number): Promise<void> => {
+      if (locks) await q.shareService.run(trx, { id })
+    },
+
+    /** A service by name key and its first step, the service held in share mode first. */
+    serviceStart: async (trx: Kysely<DB>, key: string) => {
+      const service = await q.serviceByKey.first(trx, { key })
+      if (service === undefined) return undefined
+      const step = await q.stepAt.first(trx, { serviceId: service.service_id, position: 1 })
+      return { ...service, step: step! }
+    },
+    stepAt: (trx: Kysely<DB>, serviceId: number, position: number) => q.stepAt.first(trx, { serviceId, position }),
+    customerExists: async (trx: Kysely<DB>, id: string) => (await q.customerExists.first(trx, { id })) !== undefined,
+
+    /** Inserts an order; undefined when the code was taken. */
+    insert: async (trx: Kysely<DB>, row: Parameters<typeof q.insert.first>[1]) => (await q.insert.first(trx, row))?.id,
+
+    setStep: (trx: Kysely<DB>, id: number, stepId: number, status: OrderStatus, now: number) =>
+      q.setStep.run(trx, { id, stepId, status, now }),
+
+    /**
+     * Keeps per-step order counters exact in the same transaction as the order change (D-44).
+     * Rows are touched in id order so two concurrent moves never wait on each other in a cycle.
+     */
+    moveCounters: async (trx: Kysely<DB>, from: number | null, to: number | null): Promise<void> => {
+      const changes: Array<[number, 'in' | 'out']> = []
+      if (from !== null) changes.push([from, 'out'])
+      if (to !== null) changes.push([to, 'in'])
+      changes.sort((a, b) => a[0] - b[0])
+      for (const [stepId, direction] of changes) {
+        await (direction === 'in' ? q.countIn : q.countOut).run(trx, { stepId })
+      }
+    },
+
+    addHistory: (trx: Kysely<DB>, entry: Parameters<typeof q.history.run>[1]) => q.history.run(trx, entry),
+    historyOf: (target: QueryTarget, publicId: string) => q.historyOf.rows(target, { publicId })
+  }
+}
+
+export type OrdersRepository = ReturnType<typeof ordersRepository>

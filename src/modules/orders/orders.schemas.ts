@@ -1,0 +1,140 @@
+import Type, { type Static } from 'typebox'
+import { Identifier, ItemKey, Key, Line, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
+import { ServiceKey, ServiceView } from '../catalogue/services.schemas.js'
+
+// D-50: whole seconds between 2000-01-01 and 2100-01-01.
+export const MIN_TIMESTAMP = 946_684_800
+export const MAX_TIMESTAMP = 4_102_444_800
+
+const Timestamp = (description: string) => WholeNumberOrDigits(MIN_TIMESTAMP, MAX_TIMESTAMP, description)
+const Note = Text(1000)
+const Status = Type.Unsafe<'open' | 'closed'>({ type: 'string', enum: ['open', 'closed'], description: '`open` or `closed`.' })
+
+export const CreateTransactionBody = Type.Object({
+  customer_id: Identifier('customer_not_found', 'The customer placing the order; a customer may name only themselves (D-12).'),
+  service_name: ServiceKey(),
+  pickup_timestamp: Timestamp('Unix time in whole seconds, as a number or digit text, 2000-01-01 to 2100-01-01 (D-50).'),
+  delivery_timestamp: Timestamp('Unix time in whole seconds; not before pickup (D-50).'),
+  notes: Type.Optional(Text(1000, { description: 'Optional note; answered as `note`.' })),
+  note: Type.Optional(Text(1000, { description: 'Accepted as another name for `notes` (400 if both are sent and differ).' }))
+})
+export type CreateTransactionBody = Static<typeof CreateTransactionBody>
+
+/** The create answer (spec): `transaction_code` a number, `total` the text `--`. */
+export const CreateTransactionResponse = Type.Object({
+  transaction_id: Type.String(),
+  transaction_code: Type.Integer({ description: 'A number here; text in every other response.' }),
+  service_name: Type.String(),
+  pickup_date: Type.String({ description: '`YYYY-MM-DD` in TIME_ZONE.' }),
+  pickup_time: Type.String({ description: '`HH:MM` in TIME_ZONE.' }),
+  delivery_date: Type.String(),
+  delivery_time: Type.String(),
+  note: Type.String(),
+  status: Type.String(),
+  total: Type.String({ description: 'The text `--`.' })
+})
+
+export const UpdateTransactionBody = Type.Object({
+  transaction_id: Identifier('transaction_not_found'),
+  service_name: Type.Optional(Key('service_not_found', 100, { description: 'Moves the transaction to step 1 of this service (D-53).' })),
+  pickup_timestamp: Type.Optional(Timestamp('Unix time in whole seconds.')),
+  delivery_timestamp: Type.Optional(Timestamp('Unix time in whole seconds; not before pickup.')),
+  note: Type.Optional(Note),
+  status: Type.Optional(Status)
+})
+export type UpdateTransactionBody = Static<typeof UpdateTransactionBody>
+
+/** The update answer (spec), with `transaction_id` as D-53 allows. */
+export const UpdateTransactionResponse = Type.Object({
+  transaction_id: Type.String(),
+  service_name: Type.String(),
+  pickup_date: Type.String(),
+  pickup_time: Type.String({ description: '`HH:MM`.' }),
+  delivery_date: Type.String(),
+  delivery_time: Type.String({ description: '`HH:MM`.' }),
+  note: Type.String(),
+  status: Type.String()
+})
+
+const NullableString = Type.Union([Type.String(), Type.Null()])
+
+/** Spec "Receipt line"; an empty receipt is one line of nulls with price `0.00`. */
+const ReceiptLine = Type.Object({
+  receipt_id: NullableString,
+  item_id: NullableString,
+  title: NullableString,
+  image_url: NullableString,
+  price: Type.String({ description: 'Unit price × quantity in major units, two decimals (D-54).' }),
+  quantity: NullableString
+})
+
+/** Spec "Transaction (full view)". */
+export const TransactionView = Type.Object({
+  transaction_id: Type.String(),
+  transaction_code: Type.String(),
+  customer_id: Type.String(),
+  pickup_date_time: Type.String({ description: '`Mon DD, YYYY @ hh:mm AM` in TIME_ZONE (D-51).' }),
+  pickup_date: Type.String(),
+  pickup_time: Type.String({ description: '`HH:MM:SS`.' }),
+  delivery_date_time: Type.String(),
+  delivery_date: Type.String(),
+  delivery_time: Type.String(),
+  note: Type.String(),
+  service: ServiceView,
+  status: Type.String(),
+  receipt: Type.Array(ReceiptLine),
+  total: Type.String({ description: 'Two decimals; `0.00` for an empty receipt.' })
+})
+
+export const TransactionParams = Type.Object({ transaction_id: Key('transaction_not_found', 500) })
+
+const ItemId = ItemKey('Numeric text (a number is accepted too).')
+
+export const AddToReceiptBody = Type.Object({
+  transaction_id: Identifier('transaction_not_found'),
+  item_id: ItemId,
+  quantity: Type.Optional(WholeNumberOrDigits(1, 999, 'How many to add, 1 to 999; default 1 (D-54).'))
+})
+export type AddToReceiptBody = Static<typeof AddToReceiptBody>
+
+export const RemoveFromReceiptBody = Type.Object({ transaction_id: Identifier('transaction_not_found'), item_id: ItemId })
+export type RemoveFromReceiptBody = Static<typeof RemoveFromReceiptBody>
+
+export const MoveBody = Type.Object({
+  // D-55: a customer_id that is not the owner's is 404 transaction_not_found.
+  customer_id: Identifier('transaction_not_found', "The transaction's owner (D-55)."),
+  transaction_id: Identifier('transaction_not_found'),
+  position_number: Type.Optional(
+    WholeNumberOrDigits(1, 10_000, 'The step the caller believes the transaction is at; 409 `position_changed` if it is not (D-55).')
+  )
+})
+export type MoveBody = Static<typeof MoveBody>
+
+export const HistoryResponse = Type.Object({
+  transaction_id: Type.String(),
+  history: Type.Array(
+    Type.Object({
+      at: Type.String({ description: 'ISO-8601 UTC.' }),
+      type: Type.String({ description: 'created, moved, closed, reopened, updated, receipt_added, receipt_removed or tracked.' }),
+      position_number: Type.String(),
+      description: Type.String(),
+      actor: Type.String({ description: 'staff, customer, app, admin or system.' })
+    }),
+    { description: 'Oldest first (D-56).' }
+  )
+})
+
+export const ListBody = Type.Object({
+  customer_id: Type.Optional(Line(64, { minLength: 1, description: 'Only transactions of this customer.' })),
+  service_name: Type.Optional(Line(100, { description: 'Only transactions of this service (name matched ignoring case).' })),
+  position_number: Type.Optional(WholeNumberOrDigits(1, 10_000, 'Transactions at this step.')),
+  status: Type.Optional(Status),
+  limit: Type.Optional(WholeNumberOrDigits(1, 100, '1 to 100, default 20.')),
+  cursor: Type.Optional(Line(100, { description: '`next_cursor` of the previous page.' }))
+})
+export type ListBody = Static<typeof ListBody>
+
+export const ListResponse = Type.Object({
+  transactions: Type.Array(TransactionView, { description: 'Newest first (D-57).' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last.' })
+})

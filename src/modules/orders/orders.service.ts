@@ -1,0 +1,233 @@
+import type { Static } from 'typebox'
+import type { Transaction } from 'kysely'
+import type { Clock } from '../../common/clock.js'
+import { newId, newTransactionCode } from '../../common/ids.js'
+import type { TimeFormatter } from '../../common/time-format.js'
+import type { Database } from '../../db/database.js'
+import type { DB } from '../../db/schema.js'
+import type { Caller, Writes } from '../../platform/idempotency.js'
+import { actorOf, type Principal } from '../../platform/principal.js'
+import { invalidField, problems } from '../../platform/problems.js'
+import { serviceNameKey } from '../catalogue/names.js'
+import { outboxWriter, type OutboxWriter } from '../notifications/outbox.repository.js'
+import { assertVisible, checkDeliveryAfterPickup, timestampOf, wholeInRange } from './order-rules.js'
+import type {
+  CreateTransactionBody,
+  CreateTransactionResponse,
+  HistoryResponse,
+  MoveBody,
+  TransactionView,
+  UpdateTransactionBody,
+  UpdateTransactionResponse
+} from './orders.schemas.js'
+import { ordersRepository, type LockedOrder, type OrdersRepository } from './orders.repository.js'
+import { recordStepEntry } from './step-entry.js'
+import { toCreateView, toHistoryView, toTransactionView, toUpdateView } from './orders.views.js'
+
+type View = Static<typeof TransactionView>
+
+/** D-50 create may be sent `notes` (spec) or `note`; both must agree. */
+function noteOf(body: CreateTransactionBody): string {
+  if (body.notes !== undefined && body.note !== undefined && body.notes !== body.note) {
+    throw invalidField('/note', 'must equal notes when both are sent')
+  }
+  return body.notes ?? body.note ?? ''
+}
+
+/** Orders (the wire's transactions): create, read, update, move, history (D-50 to D-56). */
+export class OrdersService {
+  private readonly orders: OrdersRepository
+  private readonly outbox: OutboxWriter
+
+  constructor(
+    private readonly database: Database,
+    private readonly writes: Writes,
+    private readonly clock: Clock,
+    private readonly time: TimeFormatter
+  ) {
+    this.orders = ordersRepository(database.db, database.dialect)
+    this.outbox = outboxWriter(database.db)
+  }
+
+  /** Places an order at step 1 of a service, open (D-50); its step's events are emitted. */
+  async create(body: CreateTransactionBody, caller: Caller): Promise<Static<typeof CreateTransactionResponse>> {
+    const principal = caller.principal
+    // D-12: a customer orders only for themselves.
+    if (principal.kind === 'customer' && body.customer_id !== principal.customerId) {
+      throw problems.forbidden('A customer may create transactions only for themselves.')
+    }
+    const pickup = timestampOf(body.pickup_timestamp, '/pickup_timestamp')
+    const delivery = timestampOf(body.delivery_timestamp, '/delivery_timestamp')
+    checkDeliveryAfterPickup(pickup, delivery)
+    const note = noteOf(body)
+    return this.writes.run(caller, async (trx) => {
+      if (!(await this.orders.customerExists(trx, body.customer_id))) throw problems.customerNotFound()
+      const service = await this.orders.serviceStart(trx, serviceNameKey(body.service_name))
+      if (service === undefined) throw problems.serviceNotFound()
+      const now = this.clock.now()
+      const publicId = newId('trx')
+      let code = 0
+      let id: number | undefined
+      // 90 million codes: a clash is rare, five in a row is not going to happen.
+      for (let attempt = 0; attempt < 5 && id === undefined; attempt++) {
+        code = newTransactionCode()
+        id = await this.orders.insert(trx, {
+          publicId,
+          code,
+          customerId: body.customer_id,
+          serviceId: service.service_id,
+          stepId: service.step.id,
+          pickupAt: pickup,
+          deliveryAt: delivery,
+          note,
+          now
+        })
+      }
+      if (id === undefined) throw new Error('no free transaction code after five draws')
+      await this.orders.moveCounters(trx, null, service.step.id)
+      await recordStepEntry(trx, this.orders, this.outbox, {
+        order: { id, publicId, code, customerId: body.customer_id },
+        service: { name: service.service_name, stepCount: service.step_count },
+        step: service.step,
+        type: 'created',
+        actor: actorOf(principal),
+        now
+      })
+      return toCreateView(
+        { public_id: publicId, code, service_name: service.service_name, pickup_at: pickup, delivery_at: delivery, note, status: 'open' },
+        this.time
+      )
+    })
+  }
+
+  /** The full view (spec Get transaction), in one query. */
+  async get(publicId: string, principal: Principal): Promise<View> {
+    const rows = await this.orders.fullView(this.database.reader, publicId)
+    if (rows.length === 0) throw problems.transactionNotFound()
+    assertVisible(rows[0]!.customer_id, principal)
+    return toTransactionView(rows, this.time)
+  }
+
+  /** Changes the fields sent (D-53); customers only their own open orders' note and times. */
+  async update(body: UpdateTransactionBody, caller: Caller): Promise<Static<typeof UpdateTransactionResponse>> {
+    const principal = caller.principal
+    if (principal.kind === 'customer' && (body.status !== undefined || body.service_name !== undefined)) {
+      throw problems.forbidden('A customer may change only note, pickup_timestamp and delivery_timestamp.')
+    }
+    const pickup = body.pickup_timestamp === undefined ? undefined : timestampOf(body.pickup_timestamp, '/pickup_timestamp')
+    const delivery = body.delivery_timestamp === undefined ? undefined : timestampOf(body.delivery_timestamp, '/delivery_timestamp')
+    return this.writes.run(caller, async (trx) => {
+      const order = await this.orders.lock(trx, body.transaction_id)
+      if (order === undefined) throw problems.transactionNotFound()
+      assertVisible(order.customer_id, principal)
+      if (principal.kind === 'customer' && order.status === 'closed') throw problems.transactionClosed()
+      const next = { pickup_at: pickup ?? order.pickup_at, delivery_at: delivery ?? order.delivery_at }
+      checkDeliveryAfterPickup(next.pickup_at, next.delivery_at)
+      const now = this.clock.now()
+      const actor = actorOf(principal)
+      // Where the order is after this update: its step, or step 1 of a new service.
+      let at = { serviceName: order.service_name, position: order.position, description: order.step_description }
+      if (body.service_name !== undefined && serviceNameKey(body.service_name) !== serviceNameKey(order.service_name)) {
+        at = await this.changeService(trx, order, body.service_name, actor, now)
+      }
+      const changed: string[] = []
+      if (pickup !== undefined && pickup !== order.pickup_at) changed.push('pickup_timestamp')
+      if (delivery !== undefined && delivery !== order.delivery_at) changed.push('delivery_timestamp')
+      if (body.note !== undefined && body.note !== order.note) changed.push('note')
+      const status = body.status ?? order.status
+      if (changed.length > 0 || status !== order.status) {
+        await trx
+          .updateTable('orders')
+          .set({ ...next, note: body.note ?? order.note, status, updated_at: now })
+          .where('id', '=', order.id)
+          .execute()
+      }
+      if (changed.length > 0) {
+        await this.orders.addHistory(trx, { orderId: order.id, at: now, type: 'updated', position: at.position, description: `Changed ${changed.join(', ')}`, actor })
+      }
+      if (status !== order.status) {
+        await this.orders.addHistory(trx, {
+          orderId: order.id,
+          at: now,
+          type: status === 'closed' ? 'closed' : 'reopened',
+          position: at.position,
+          description: at.description,
+          actor
+        })
+      }
+      return toUpdateView(
+        { public_id: order.public_id, code: order.code, service_name: at.serviceName, ...next, note: body.note ?? order.note, status },
+        this.time
+      )
+    })
+  }
+
+  /** D-53: a new service puts the order at its step 1, moving the counters, emitting that step's events. */
+  private async changeService(
+    trx: Transaction<DB>,
+    order: LockedOrder,
+    name: string,
+    actor: ReturnType<typeof actorOf>,
+    now: number
+  ): Promise<{ serviceName: string; position: number; description: string }> {
+    const service = await this.orders.serviceStart(trx, serviceNameKey(name))
+    if (service === undefined) throw problems.serviceNotFound()
+    await trx
+      .updateTable('orders')
+      .set({ service_id: service.service_id, step_id: service.step.id, updated_at: now })
+      .where('id', '=', order.id)
+      .execute()
+    await this.orders.moveCounters(trx, order.step_id, service.step.id)
+    await recordStepEntry(trx, this.orders, this.outbox, {
+      order: { id: order.id, publicId: order.public_id, code: order.code, customerId: order.customer_id },
+      service: { name: service.service_name, stepCount: service.step_count },
+      step: service.step,
+      type: 'updated',
+      actor,
+      now
+    })
+    return { serviceName: service.service_name, position: service.step.position, description: service.step.description }
+  }
+
+  /**
+   * D-55: one step forward and that step's events; at the last step the order closes and stays.
+   * The order row is locked, so concurrent moves queue and each advances exactly one step.
+   */
+  async move(body: MoveBody, caller: Caller): Promise<View> {
+    const expected = body.position_number === undefined ? undefined : wholeInRange(body.position_number, '/position_number', 1, 10_000)
+    return this.writes.run(caller, async (trx) => {
+      const order = await this.orders.lock(trx, body.transaction_id)
+      if (order === undefined || order.customer_id !== body.customer_id) throw problems.transactionNotFound()
+      if (order.status === 'closed') throw problems.transactionClosed()
+      if (expected !== undefined && expected !== order.position) throw problems.positionChanged(order.position)
+      const now = this.clock.now()
+      const actor = actorOf(caller.principal)
+      if (order.position < order.step_count) {
+        const step = await this.orders.stepAt(trx, order.service_id, order.position + 1)
+        if (step === undefined) throw new Error(`service ${order.service_id} has no step ${order.position + 1}`)
+        await this.orders.setStep(trx, order.id, step.id, 'open', now)
+        await this.orders.moveCounters(trx, order.step_id, step.id)
+        await recordStepEntry(trx, this.orders, this.outbox, {
+          order: { id: order.id, publicId: order.public_id, code: order.code, customerId: order.customer_id },
+          service: { name: order.service_name, stepCount: order.step_count },
+          step,
+          type: 'moved',
+          actor,
+          now
+        })
+      } else {
+        await this.orders.setStep(trx, order.id, order.step_id, 'closed', now)
+        await this.orders.addHistory(trx, { orderId: order.id, at: now, type: 'closed', position: order.position, description: order.step_description, actor })
+      }
+      return toTransactionView(await this.orders.fullView(trx, order.public_id), this.time)
+    })
+  }
+
+  /** D-56: what happened to the order, oldest first. */
+  async history(publicId: string, principal: Principal): Promise<Static<typeof HistoryResponse>> {
+    const rows = await this.orders.historyOf(this.database.reader, publicId)
+    if (rows.length === 0) throw problems.transactionNotFound()
+    assertVisible(rows[0]!.customer_id, principal)
+    return toHistoryView(publicId, rows)
+  }
+}

@@ -1,0 +1,132 @@
+import type { FastifyRequest } from 'fastify'
+import type { ApiKeyRole } from '../modules/api-keys/api-keys.table.js'
+import { constantTimeEqual, DUMMY_PASSWORD_HASH, sha256Hex, verifyPassword } from '../common/crypto.js'
+import { normalizeEmail } from '../common/email.js'
+import type { App } from './app-types.js'
+import { parseBasicAuthorization } from './basic-auth.js'
+import type { VerifiedCredentialCache } from './credential-cache.js'
+import { callerClass, type CallerClass, type Principal } from './principal.js'
+import { problems } from './problems.js'
+import { LIMITS, type RateLimitStore } from './rate-limit.js'
+import { addProblems } from './schemas.js'
+
+/** The stored side of credentials, read by the authenticator on every authenticated request. */
+export interface CredentialStore {
+  findApiKey(id: string): Promise<{ role: ApiKeyRole; secret_hash: string; revoked_at: number | null } | undefined>
+  findCustomerLogin(email: string): Promise<{ id: string; password_hash: string | null } | undefined>
+}
+
+/** Checks HTTP Basic credentials (D-10 to D-14) and customer passwords for sign-in (D-35). */
+export class Authenticator {
+  private readonly verifying = new Map<string, Promise<boolean>>()
+
+  constructor(
+    private readonly store: CredentialStore,
+    private readonly cache: VerifiedCredentialCache,
+    // Issue 10: in memory, or shared through Redis; its answers are awaited (they may be promises).
+    private readonly limiter: RateLimitStore
+  ) {}
+
+  /** The principal of a request's Basic credentials; 401 (or 429 after too many failures) otherwise. */
+  async authenticate(authorization: string | undefined, clientAddress: string): Promise<Principal> {
+    const credentials = parseBasicAuthorization(authorization)
+    if (credentials === undefined) throw problems.unauthenticated()
+    // Key ids never contain '@'; e-mail addresses always do.
+    if (!credentials.user.includes('@')) {
+      const key = await this.store.findApiKey(credentials.user)
+      // The hash is compared even for an unknown key, so a miss costs what a wrong secret costs.
+      const matches = constantTimeEqual(sha256Hex(credentials.password), key?.secret_hash ?? UNKNOWN_KEY_HASH)
+      if (key === undefined || key.revoked_at !== null || !matches) throw problems.unauthenticated()
+      return { kind: 'key', role: key.role, keyId: credentials.user }
+    }
+    // Failed customer credentials count per address too, so guessing across many e-mails is bounded.
+    const address = await this.limiter.exhausted(`basic-fail:${clientAddress}`, LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
+    if (!address.allowed) throw problems.rateLimited(address.retryAfterSeconds)
+    const customerId = await this.checkCustomerPassword(credentials.user, credentials.password)
+    if (customerId === null) {
+      await this.limiter.hit(`basic-fail:${clientAddress}`, LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
+      throw problems.unauthenticated()
+    }
+    return { kind: 'customer', customerId }
+  }
+
+  /**
+   * The customer id when the e-mail and password match, else null (D-35). An unknown e-mail spends
+   * a slow hash too, so both failures take about as long. After 10 failures for one e-mail in
+   * 15 minutes every attempt is 429 until the window ends (D-14); failures through Basic
+   * credentials count as failed sign-ins.
+   */
+  async checkCustomerPassword(rawEmail: string, password: string): Promise<string | null> {
+    const email = normalizeEmail(rawEmail)
+    const failures = await this.limiter.exhausted(`signin-fail:${email}`, LIMITS.failedSignInsPerEmail.limit, LIMITS.failedSignInsPerEmail.windowMs)
+    if (!failures.allowed) throw problems.rateLimited(failures.retryAfterSeconds)
+
+    const login = await this.store.findCustomerLogin(email)
+    if (login !== undefined && login.password_hash !== null) {
+      const state = this.cache.check(login.id, login.password_hash, password)
+      if (state !== 'miss') {
+        if (state === 'refresh') void this.verifyOnce(login.id, login.password_hash, password).catch(() => {})
+        return login.id
+      }
+      if (await this.verifyOnce(login.id, login.password_hash, password)) return login.id
+    } else {
+      await verifyPassword(password, DUMMY_PASSWORD_HASH)
+    }
+    await this.limiter.hit(`signin-fail:${email}`, LIMITS.failedSignInsPerEmail.limit, LIMITS.failedSignInsPerEmail.windowMs)
+    return null
+  }
+
+  /**
+   * One slow hash per credential at a time: concurrent requests with the same e-mail, password and
+   * stored hash share it, so 32 connections of one customer cost one scrypt, not 32.
+   */
+  private verifyOnce(customerId: string, storedHash: string, password: string): Promise<boolean> {
+    const key = `${customerId}\n${storedHash}\n${this.cache.fingerprint(password)}`
+    let pending = this.verifying.get(key)
+    if (pending === undefined) {
+      pending = verifyPassword(password, storedHash)
+        .then((matches) => {
+          if (matches) this.cache.remember(customerId, storedHash, password)
+          return matches
+        })
+        .finally(() => this.verifying.delete(key))
+      this.verifying.set(key, pending)
+    }
+    return pending
+  }
+
+  /** Forgets a customer's verified credential at once (their password changed). */
+  forgetCustomer(customerId: string): void {
+    this.cache.forget(customerId)
+  }
+}
+
+// Compared against when the key id is unknown, so a miss does the same work as a wrong secret.
+const UNKNOWN_KEY_HASH = sha256Hex('no such key')
+
+const CALLER_NAMES: Record<CallerClass, string> = { app: 'app keys', customer: 'customers', staff: 'staff and admin keys' }
+
+/**
+ * A scope of routes open to the given caller classes of D-12. Every route registered inside it
+ * requires Basic credentials of one of those classes: 401 without valid ones, 403 for another class.
+ * Finer rules (a customer's own records only) are the services'.
+ */
+export function callersScope(auth: Authenticator, callers: readonly CallerClass[], routes: (scope: App) => void) {
+  return async function scope(app: App): Promise<void> {
+    app.addHook('onRoute', (route) => {
+      if (route.schema === undefined) return
+      const schema = route.schema as Record<string, unknown>
+      schema.security = [{ basicAuth: [] }]
+      schema['x-callers'] = [...callers]
+      const who = `Callers (D-12): ${callers.map((c) => CALLER_NAMES[c]).join(', ')}.`
+      schema.description = typeof schema.description === 'string' ? `${who}\n\n${schema.description}` : who
+      addProblems(route.schema, callers.length === 3 ? ['unauthenticated'] : ['unauthenticated', 'forbidden'])
+    })
+    app.addHook('onRequest', async (request: FastifyRequest) => {
+      const principal = await auth.authenticate(request.headers.authorization, request.ip)
+      if (!callers.includes(callerClass(principal))) throw problems.forbidden()
+      request.principal = principal
+    })
+    routes(app)
+  }
+}

@@ -1,0 +1,87 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { Dialect } from '../db/dialect.js'
+import type { App } from './app-types.js'
+import { Problem, problems } from './problems.js'
+import type { AbsentCode } from './schemas.js'
+import { absentKeyCode, toFieldErrors } from './validation-errors.js'
+
+/** Writes a problem document (D-20). The body is serialised here so its shape never depends on a route. */
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  if (problem.headers !== undefined) reply.headers(problem.headers)
+  return reply
+    .code(problem.status)
+    .type('application/problem+json')
+    .send(JSON.stringify(problem.toDocument()))
+}
+
+const FRAMEWORK_CODES: Record<string, () => Problem> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: problems.payloadTooLarge,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: problems.unsupportedMediaType,
+  FST_ERR_CTP_EMPTY_JSON_BODY: problems.invalidJson,
+  FST_ERR_CTP_INVALID_JSON_BODY: problems.invalidJson,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    problems.validation([{ field: '', message: 'is not as long as the Content-Length header says' }])
+}
+
+// An id or name holding control characters names no record (schemas.ts `Key`, issue 8).
+const ABSENT = {
+  customer_not_found: problems.customerNotFound,
+  service_not_found: problems.serviceNotFound,
+  transaction_not_found: problems.transactionNotFound,
+  item_not_found: problems.itemNotFound
+} satisfies Record<AbsentCode, () => Problem>
+
+/** What a request that matches no route is told: 405 for another method on /v1 (D-21), else 404. */
+export function unroutedProblem(request: FastifyRequest): Problem {
+  const path = pathOf(request)
+  // D-21: any method but POST on a /v1 path is 405 with Allow: POST, whether or not the path exists.
+  if (request.method !== 'POST' && (path === '/v1' || path.startsWith('/v1/'))) return problems.methodNotAllowed(request.method)
+  return problems.routeNotFound(request.method, path)
+}
+
+// Paths the router cannot match at all (bad percent-encoding, a parameter over maxParamLength):
+// no operation has such a path. They were 400 "body could not be read", which names the wrong part.
+const UNROUTABLE = new Set(['FST_ERR_BAD_URL', 'FST_ERR_MAX_PARAM_LENGTH'])
+
+/** The problem for an error Fastify raises before routing (`frameworkErrors`). */
+export function frameworkProblem(error: FastifyError, request: FastifyRequest, dialect: Dialect): Problem {
+  return UNROUTABLE.has(error.code) ? unroutedProblem(request) : toProblem(error, dialect)
+}
+
+/** Maps anything thrown while handling a request to the problem the client is told about. */
+export function toProblem(error: unknown, dialect: Dialect): Problem {
+  if (error instanceof Problem) return error
+  const fastifyError = error as Partial<FastifyError> & { validationContext?: string }
+  if (Array.isArray(fastifyError.validation)) {
+    const absent = absentKeyCode(fastifyError.validation)
+    if (absent !== undefined) return ABSENT[absent]()
+    return problems.validation(toFieldErrors(fastifyError.validation, fastifyError.validationContext))
+  }
+  const known = fastifyError.code === undefined ? undefined : FRAMEWORK_CODES[fastifyError.code]
+  if (known !== undefined) return known()
+  if (dialect.isUnavailable(error)) return problems.unavailable()
+  const status = fastifyError.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 413) return problems.payloadTooLarge()
+    if (status === 415) return problems.unsupportedMediaType()
+    return problems.validation([{ field: '', message: 'could not be read' }])
+  }
+  return problems.internal()
+}
+
+function pathOf(request: FastifyRequest): string {
+  const query = request.url.indexOf('?')
+  return query === -1 ? request.url : request.url.slice(0, query)
+}
+
+/** Every failure, the framework's own included, becomes an RFC 9457 problem document (D-20, D-21). */
+export function registerErrorHandling(app: App, dialect: Dialect): void {
+  app.setErrorHandler((error, request, reply) => {
+    const problem = toProblem(error, dialect)
+    if (problem.code === 'internal') request.log.error({ err: error }, 'request failed')
+    else if (problem.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable')
+    return sendProblem(reply, problem)
+  })
+
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, unroutedProblem(request)))
+}

@@ -1,0 +1,55 @@
+import Type from 'typebox'
+import type { Database } from '../db/database.js'
+import type { App } from './app-types.js'
+import { sendProblem } from './error-handler.js'
+import type { Metrics } from './metrics.js'
+import { problemResponses } from './schemas.js'
+import { problems } from './problems.js'
+
+const Status = Type.Object({ status: Type.String() })
+
+/** D-71: liveness, readiness and Prometheus metrics; none of them need credentials. */
+export function registerHealth(app: App, database: Database, metrics: Metrics): void {
+  app.get(
+    '/healthz',
+    { schema: { tags: ['operations'], operationId: 'healthz', summary: 'The process is alive', response: { 200: Status } } },
+    async () => ({ status: 'ok' })
+  )
+
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['operations'],
+        operationId: 'readyz',
+        summary: 'The database answers',
+        response: { 200: Status, ...problemResponses(['unavailable']) }
+      }
+    },
+    async (request, reply) => {
+      try {
+        await database.ping()
+        return { status: 'ready' }
+      } catch (error) {
+        request.log.warn({ err: error }, 'readiness check failed')
+        return sendProblem(reply, problems.unavailable())
+      }
+    }
+  )
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['operations'],
+        operationId: 'metrics',
+        summary: 'Prometheus metrics: requests by route and status, durations, outbox backlog',
+        produces: ['text/plain']
+      }
+    },
+    async (_request, reply) => {
+      reply.type(metrics.registry.contentType)
+      return metrics.registry.metrics()
+    }
+  )
+}

@@ -1,0 +1,177 @@
+import type { FastifyRequest } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Clock } from '../common/clock.js'
+import { hmac } from '../common/crypto.js'
+import type { Database } from '../db/database.js'
+import { prepare } from '../db/prepared.js'
+import type { DB } from '../db/schema.js'
+import type { Work } from '../db/unit-of-work.js'
+import { principalKey, type Principal } from './principal.js'
+import { Problem, problems, type ProblemDocument } from './problems.js'
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/** An Idempotency-Key as sent by one credential for one path and body (D-52). */
+export interface IdempotencyScope {
+  readonly owner: string
+  readonly key: string
+  /** Method, path and body: what a repeat must match. Never stored; only its keyed digest is. */
+  readonly request: string
+}
+
+/** Who is calling a use case and, for a write, the idempotency key it was sent with. */
+export interface Caller {
+  readonly principal: Principal
+  readonly idempotency: IdempotencyScope | undefined
+}
+
+/** The caller of a request; the key's format was checked by the route's header schema. */
+export function callerOf(request: FastifyRequest): Caller {
+  const key = request.headers['idempotency-key']
+  if (typeof key !== 'string') return { principal: request.principal, idempotency: undefined }
+  const query = request.url.indexOf('?')
+  const path = query === -1 ? request.url : request.url.slice(0, query)
+  return {
+    principal: request.principal,
+    idempotency: {
+      owner: principalKey(request.principal),
+      key,
+      request: `${request.method} ${path}\n${JSON.stringify(request.body ?? null)}`
+    }
+  }
+}
+
+/** A key as stored: the request reduced to its keyed digest. */
+interface Fingerprinted {
+  readonly owner: string
+  readonly key: string
+  readonly fingerprint: string
+}
+
+/** A stored failure answered again; never stored a second time. */
+class ReplayedProblem extends Problem {}
+
+// Failures worth replaying are the client's own; 429 and 5xx say "try again", so they are not kept.
+function isReplayable(error: unknown): error is Problem {
+  return (
+    error instanceof Problem &&
+    !(error instanceof ReplayedProblem) &&
+    error.status < 500 &&
+    error.code !== 'rate_limited' &&
+    error.code !== 'idempotency_key_reused'
+  )
+}
+
+function queries(db: Kysely<DB>) {
+  type Key = { owner: string; key: string }
+  type Row = Key & { fingerprint: string; status_code: number; response: string; created_at: number }
+  return {
+    claim: prepare<Row, unknown>(db, (db, p) =>
+      db
+        .insertInto('idempotency_keys')
+        .values({
+          owner: p('owner'),
+          key: p('key'),
+          fingerprint: p('fingerprint'),
+          status_code: p('status_code'),
+          response: p('response'),
+          created_at: p('created_at')
+        })
+        .onConflict((oc) => oc.columns(['owner', 'key']).doNothing())
+    ),
+    find: prepare<Key, Omit<Row, 'owner' | 'key'>>(db, (db, p) =>
+      db
+        .selectFrom('idempotency_keys')
+        .select(['fingerprint', 'status_code', 'response', 'created_at'])
+        .where('owner', '=', p('owner'))
+        .where('key', '=', p('key'))
+    ),
+    overwrite: prepare<Row, unknown>(db, (db, p) =>
+      db
+        .updateTable('idempotency_keys')
+        .set({
+          fingerprint: p('fingerprint'),
+          status_code: p('status_code'),
+          response: p('response'),
+          created_at: p('created_at')
+        })
+        .where('owner', '=', p('owner'))
+        .where('key', '=', p('key'))
+    ),
+    purge: prepare<{ before: number }, unknown>(db, (db, p) =>
+      db.deleteFrom('idempotency_keys').where('created_at', '<', p('before'))
+    )
+  }
+}
+
+/**
+ * Runs use cases in one database transaction each, honouring Idempotency-Key (D-52). The key row
+ * is claimed at the start of the use case's own transaction and holds its answer when it commits,
+ * so a concurrent repeat waits for the first and then replays it, and a retried move never
+ * advances twice. Keys are kept in the database, so they hold across processes.
+ */
+export class Writes {
+  private readonly q: ReturnType<typeof queries>
+  private readonly fingerprintKey: Buffer
+
+  /**
+   * `dataKey` (payments/card-key.ts, the same in every process) keys the fingerprints of request
+   * bodies: a body may hold a card number and security code (D-34), and a plain SHA-256 of it kept
+   * for 24 hours would let anyone reading the table try the few billion card numbers of a known
+   * bank until one matched (issue 8). PCI DSS asks for a keyed hash of card data for that reason.
+   */
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    dataKey: Buffer
+  ) {
+    this.q = queries(database.db)
+    this.fingerprintKey = hmac(dataKey, 'service-ordering idempotency fingerprint v1')
+  }
+
+  /** Runs `work` in a transaction; with a key, at most once per key, path and body. */
+  async run<T>(caller: Caller, work: Work<T>): Promise<T> {
+    const idempotency = caller.idempotency
+    if (idempotency === undefined) return this.database.unitOfWork.run(work)
+    const scope = { owner: idempotency.owner, key: idempotency.key, fingerprint: hmac(this.fingerprintKey, idempotency.request).toString('hex') }
+    try {
+      return await this.database.unitOfWork.run(async (trx) => {
+        const replay = await this.claim(trx, scope)
+        if (replay !== undefined) return replay as T
+        const value = await work(trx)
+        await this.q.overwrite.run(trx, { ...scope, status_code: 200, response: JSON.stringify(value), created_at: this.clock.now() })
+        return value
+      })
+    } catch (error) {
+      if (isReplayable(error)) {
+        // The use case rolled back; its failure is recorded on its own so a repeat answers the same.
+        await this.database.unitOfWork.run(async (trx) => {
+          await this.q.claim.run(trx, { ...scope, status_code: error.status, response: JSON.stringify(error.toDocument()), created_at: this.clock.now() })
+        })
+      }
+      throw error
+    }
+  }
+
+  /** Claims the key; returns a stored success to replay, throws a stored failure, or undefined to go on. */
+  private async claim(trx: Kysely<DB>, scope: Fingerprinted): Promise<unknown> {
+    const now = this.clock.now()
+    const pending = { ...scope, status_code: 0, response: '', created_at: now }
+    if ((await this.q.claim.run(trx, pending)) === 1) return undefined
+    const existing = await this.q.find.first(trx, scope)
+    if (existing === undefined || existing.created_at <= now - DAY_MS) {
+      await this.q.overwrite.run(trx, pending)
+      return undefined
+    }
+    if (existing.fingerprint !== scope.fingerprint) throw problems.idempotencyKeyReused()
+    if (existing.status_code === 200) return JSON.parse(existing.response) as unknown
+    const document = JSON.parse(existing.response) as ProblemDocument
+    throw new ReplayedProblem(document.code, document.detail, document.errors)
+  }
+
+  /** Deletes keys older than 24 hours; run from time to time. */
+  async purgeExpired(): Promise<number> {
+    const before = this.clock.now() - DAY_MS
+    return this.database.unitOfWork.run((trx) => this.q.purge.run(trx, { before }))
+  }
+}

@@ -1,0 +1,117 @@
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
+
+/** A gauge whose value is read from the database when /metrics is scraped. */
+export type GaugeSource = () => Promise<Array<{ labels: Record<string, string>; value: number }>>
+
+/**
+ * The process's Prometheus metrics (D-71). One registry per app, so several apps in one test
+ * process never share counters.
+ */
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
+interface RouteStats {
+  labels: { route: string; method: string }
+  statuses: Map<number, number>
+  buckets: Float64Array
+  sum: number
+  count: number
+}
+
+type MetricValue = { value: number; labels: Record<string, string | number>; metricName?: string }
+
+/**
+ * The process's Prometheus metrics (D-71). One registry per app, so several apps in one test
+ * process never share counters.
+ */
+export class Metrics {
+  readonly registry = new Registry()
+  // Request counts and durations are plain numbers per route, turned into Prometheus series only
+  // when /metrics is scraped: prom-client's per-observation label handling cost about 4% of a
+  // request (BENCHMARKS.md).
+  private readonly routes = new Map<string, RouteStats>()
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'service_ordering_' })
+    this.registry.registerMetric(
+      this.scraped('http_requests_total', 'HTTP requests answered, by route, method and status.', 'counter', () => this.requestValues())
+    )
+    this.registry.registerMetric(
+      this.scraped(
+        'http_request_duration_seconds',
+        'Time from receiving a request to sending its response, by route and method.',
+        'histogram',
+        () => this.durationValues()
+      )
+    )
+  }
+
+  private scraped(name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]) {
+    return {
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+      reset: () => this.routes.clear()
+    } as unknown as Parameters<Registry['registerMetric']>[0]
+  }
+
+  private requestValues(): MetricValue[] {
+    const values: MetricValue[] = []
+    for (const stats of this.routes.values()) {
+      for (const [status, value] of stats.statuses) values.push({ value, labels: { ...stats.labels, status: String(status) } })
+    }
+    return values
+  }
+
+  private durationValues(): MetricValue[] {
+    const values: MetricValue[] = []
+    const name = 'http_request_duration_seconds'
+    for (const stats of this.routes.values()) {
+      let cumulative = 0
+      DURATION_BUCKETS.forEach((le, index) => {
+        cumulative += stats.buckets[index]!
+        values.push({ value: cumulative, labels: { le, ...stats.labels }, metricName: `${name}_bucket` })
+      })
+      values.push({ value: stats.count, labels: { le: '+Inf', ...stats.labels }, metricName: `${name}_bucket` })
+      values.push({ value: stats.sum, labels: stats.labels, metricName: `${name}_sum` })
+      values.push({ value: stats.count, labels: stats.labels, metricName: `${name}_count` })
+    }
+    return values
+  }
+
+  /** Records one answered request. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const key = `${method} ${route}`
+    let stats = this.routes.get(key)
+    if (stats === undefined) {
+      stats = { labels: { route, method }, statuses: new Map(), buckets: new Float64Array(DURATION_BUCKETS.length), sum: 0, count: 0 }
+      this.routes.set(key, stats)
+    }
+    stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1)
+    let bucket = 0
+    while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++
+    if (bucket < DURATION_BUCKETS.length) stats.buckets[bucket]! += 1
+    stats.sum += seconds
+    stats.count += 1
+  }
+
+  /** Adds a gauge computed at scrape time. */
+  addGauge(name: string, help: string, labelNames: readonly string[], source: GaugeSource): void {
+    new Gauge({
+      name,
+      help,
+      labelNames: [...labelNames],
+      registers: [this.registry],
+      async collect() {
+        this.reset()
+        for (const { labels, value } of await source()) this.set(labels, value)
+      }
+    })
+  }
+
+  /** Adds a counter that other parts of the app increment. */
+  counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+    return new Counter({ name, help, labelNames: [...labelNames], registers: [this.registry] })
+  }
+}

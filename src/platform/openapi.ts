@@ -1,0 +1,82 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { App } from './app-types.js'
+import { PROBLEM_STATUS } from './problems.js'
+
+const DESCRIPTION = `
+The HTTP API of a consumer services business (laundry, dry cleaning, home cleaning): customers, a
+catalogue of multi-step services with priced items, and orders (called transactions) moved step by step.
+
+**Conventions.** Every \`/v1\` operation is \`POST\` (any other method: 405 \`method_not_allowed\` with
+\`Allow: POST\`), takes and returns JSON, and answers 200 on success. Operations that take no body ignore any
+body and content type they are sent. Unknown body fields are ignored. Bodies are at most 64 KiB.
+
+**Credentials.** HTTP Basic on every \`/v1\` call: an API key (user name = key id, password = secret; role
+\`admin\`, \`staff\` or \`app\`) or a customer's e-mail and password. Each operation lists the caller classes
+it admits (D-12); a customer asking for another customer's record or transaction gets 404, as for an id
+that does not exist.
+
+**Errors.** Every error is an RFC 9457 problem document (\`application/problem+json\`) with a stable
+\`code\`; validation failures carry \`errors\`, a list of \`{field, message}\` where \`field\` is a JSON
+pointer. Codes and statuses: ${Object.entries(PROBLEM_STATUS)
+  .map(([code, status]) => `\`${code}\` ${status}`)
+  .join(', ')}.
+
+**Idempotency.** State-changing operations accept an \`Idempotency-Key\` header (1 to 255 visible
+characters): a repeat with the same key, path and body within 24 hours returns the first response and
+changes nothing; the same key with another path or body is 422 \`idempotency_key_reused\`. Keys are per
+credential. Client errors (4xx) are remembered like successes; 429 and 5xx are not, so they may be retried.
+
+**Text.** No text field may hold control characters (U+0000 to U+001F, U+007F), except that free text
+(descriptions, button titles, notes, preferences, e-mail addresses before trimming) may hold tabs and line breaks: a field
+breaking this is 400 \`validation_failed\` naming it. An id or name that looks a record up (in a path or
+a body: customer, transaction and item ids, service names) and holds control characters names no record
+and is answered 404 like any unknown one (\`customer_not_found\`, \`service_not_found\`,
+\`transaction_not_found\`, \`item_not_found\`). Such schemas carry \`x-absent\` with that code.
+
+**Slow clients.** The request line and headers must arrive within 10 s and the whole request within 30 s
+(by default), else 408 \`request_timeout\` and the connection is closed; headers are at most 16 KiB (431
+\`headers_too_large\`); a request that is not HTTP/1.1 is 400 \`validation_failed\`. Connections beyond the
+server's limit are closed unanswered.
+
+**Money** is kept in integer cents. Item \`price\` is whole cents as digit text; receipt \`price\` and
+\`total\` are major units with two decimals.
+
+**Dates and times** are written in the server's \`TIME_ZONE\` (default UTC), the same zone in every response.
+
+**Rate limits.** Sign-in and password-reset calls: 60 per client address per minute; 10 failed sign-ins
+per e-mail per 15 minutes (failed customer Basic credentials count too). Past a limit: 429 \`rate_limited\`
+with \`Retry-After\`.
+`.trim()
+
+/** Registers OpenAPI 3.1 generation from the route schemas; must come before any route (D-71). */
+export async function registerOpenApi(app: App, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'service-ordering', version, description: DESCRIPTION },
+      components: {
+        securitySchemes: {
+          basicAuth: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'An API key (key id : secret) or a customer (e-mail : password).'
+          }
+        }
+      },
+      tags: [
+        { name: 'customers', description: 'Customers, sign-in and password reset' },
+        { name: 'services', description: 'The catalogue: services, steps, statistics' },
+        { name: 'items', description: 'Priced items of a service' },
+        { name: 'transactions', description: 'Orders, their receipts, moves and history' },
+        { name: 'operations', description: 'Health, readiness, metrics and this document' }
+      ]
+    }
+  })
+}
+
+/** Serves the generated document at /openapi.json and a browsable reference at /docs. */
+export async function registerOpenApiRoutes(app: App): Promise<void> {
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
+}

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto'
+import { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import type { Clock } from '../common/clock.js'
+import { RateLimiter, type RateDecision, type RateLimitStore } from './rate-limit.js'
+
+/**
+ * One fixed window, atomically: count (or only read) the key, start its expiry with the first
+ * count, answer the count and the milliseconds left. KEYS[1] the counter; ARGV[1] the window in ms;
+ * ARGV[2] '1' to count, '0' to read.
+ */
+const WINDOW_SCRIPT = `
+local count
+if ARGV[2] == '1' then
+  count = redis.call('INCR', KEYS[1])
+else
+  count = tonumber(redis.call('GET', KEYS[1]) or '0')
+end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+elseif ttl == -2 then
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`
+
+type WindowCommand = (key: string, windowMs: number, count: '0' | '1') => Promise<[number, number]>
+
+/** What the Redis store is built from. */
+export interface RedisRateLimitOptions {
+  /** REDIS_URL: `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
+  url: string
+  /** The clock of the per-process counters used while Redis cannot answer. */
+  clock: Clock
+  logger: Logger
+  /** Put before every key, so several services (or tests) can share one Redis. */
+  keyPrefix?: string
+  /** A command not answered within this fails over to the per-process counters; default 250 ms. */
+  commandTimeoutMs?: number
+}
+
+/**
+ * Rate-limit counters shared by every API process through Redis (D-14, issue 10), so a client
+ * spread over N processes still gets the limit once, not N times.
+ *
+ * A rate limit must not turn into an outage: when Redis cannot answer (not connected, a command
+ * failing or slower than `commandTimeoutMs`) this store **fails open to per-process counters** —
+ * each process counts on its own, as without REDIS_URL, so the limit still holds per process — and
+ * logs one warning when that starts and one line when Redis answers again. It never queues commands
+ * while disconnected (no offline queue) and never delays the start or /readyz, which depend on the
+ * database only (D-71).
+ *
+ * Keys hold no e-mail address or client address in the clear: the part after the limit's name is
+ * hashed (`<prefix><name>:<sha256 base64url>`).
+ */
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly redis: Redis
+  private readonly window: WindowCommand
+  private readonly fallback: RateLimiter
+  private readonly log: Logger
+  private readonly prefix: string
+  private degraded = false
+  private closed = false
+  /** Decisions taken by the per-process fallback since start (tests, diagnostics). */
+  fallbacks = 0
+
+  constructor(options: RedisRateLimitOptions) {
+    this.fallback = new RateLimiter(options.clock)
+    this.log = options.logger.child({ component: 'rate-limit' })
+    this.prefix = options.keyPrefix ?? 'service-ordering:rate:'
+    this.redis = new Redis(options.url, {
+      // Fail fast instead of queueing: a command issued while disconnected rejects at once and
+      // the fallback answers; one in flight when the connection drops is not retried.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.commandTimeoutMs ?? 250,
+      connectTimeout: 2000,
+      // Reconnect for ever, backing off to one attempt every 5 s.
+      retryStrategy: (times) => Math.min(times * 200, 5000),
+      // Commands issued in the same tick (many requests at once) share one round trip.
+      enableAutoPipelining: true,
+      lazyConnect: false
+    })
+    this.redis.defineCommand('rateWindow', { numberOfKeys: 1, lua: WINDOW_SCRIPT })
+    this.window = (this.redis as unknown as { rateWindow: WindowCommand }).rateWindow.bind(this.redis)
+    // Without a listener ioredis prints every connection error; one warning per outage is enough.
+    this.redis.on('error', (error: Error) => this.degrade(error))
+    this.redis.on('ready', () => {
+      if (this.degraded) this.log.info('Redis answers again: rate-limit counters are shared between processes again')
+      else this.log.debug('rate-limit counters are shared through Redis')
+      this.degraded = false
+    })
+    this.redis.on('close', () => {
+      if (!this.closed) this.degrade(new Error('the connection to Redis closed'))
+    })
+  }
+
+  /** Counts one event under `key` across all processes; per process while Redis cannot answer. */
+  hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    return this.decide(key, limit, windowMs, '1')
+  }
+
+  /** Whether `key` has used up `limit` across all processes, without counting. */
+  exhausted(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    return this.decide(key, limit, windowMs, '0')
+  }
+
+  /** Closes the connection (app shutdown). */
+  async close(): Promise<void> {
+    this.closed = true
+    try {
+      await Promise.race([this.redis.quit(), new Promise((resolve) => setTimeout(resolve, 1000).unref())])
+    } catch {
+      // Not connected: nothing to say goodbye to.
+    } finally {
+      this.redis.disconnect()
+    }
+  }
+
+  private async decide(key: string, limit: number, windowMs: number, count: '0' | '1'): Promise<RateDecision> {
+    if (this.redis.status === 'ready') {
+      try {
+        const [current, ttlMs] = await this.window(this.redisKey(key), windowMs, count)
+        const retryAfterSeconds = Math.max(1, Math.ceil(ttlMs / 1000))
+        // Same rules as the in-memory limiter: a hit is allowed up to `limit`, a check below it.
+        return { allowed: count === '1' ? current <= limit : current < limit, retryAfterSeconds }
+      } catch (error) {
+        this.degrade(error as Error)
+      }
+    }
+    this.fallbacks++
+    return count === '1' ? this.fallback.hit(key, limit, windowMs) : this.fallback.exhausted(key, limit, windowMs)
+  }
+
+  private redisKey(key: string): string {
+    const colon = key.indexOf(':')
+    const name = colon === -1 ? 'limit' : key.slice(0, colon)
+    return `${this.prefix}${name}:${createHash('sha256').update(key).digest('base64url')}`
+  }
+
+  private degrade(error: Error): void {
+    if (this.closed || this.degraded) return
+    this.degraded = true
+    this.log.warn(
+      { err: { type: error.name, message: error.message } },
+      'Redis cannot answer: rate-limit counters fall back to per-process counting until it does'
+    )
+  }
+}
+
+/**
+ * The store the app counts in (issue 10): shared through Redis when REDIS_URL is set, else this
+ * process's memory (D-14; with several processes a client may get the limit once per process).
+ */
+export function createRateLimitStore(options: { redisUrl: string | null; clock: Clock; logger: Logger }): RateLimitStore {
+  if (options.redisUrl === null) return new RateLimiter(options.clock)
+  return new RedisRateLimitStore({ url: options.redisUrl, clock: options.clock, logger: options.logger })
+}

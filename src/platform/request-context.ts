@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { App } from './app-types.js'
+import type { Metrics } from './metrics.js'
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+const V1_PATH = /^\/v1(?:[/?]|$)/
+
+/** The caller's X-Request-Id when it is sane, else a fresh one (D-73). */
+export function requestIdOf(raw: IncomingMessage): string {
+  const given = raw.headers['x-request-id']
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID()
+}
+
+/**
+ * The headers every response carries (D-73). Every /v1 answer and every POST answer depends on
+ * credentials or changes state, so none may be cached (issue 8).
+ */
+export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id)
+  reply.header('x-content-type-options', 'nosniff')
+  // `/v1` itself and `/v1?…` are /v1 paths too (their 404 and 405 answers were cacheable). Every
+  // POST answers for a credential too (the reset and tracking pages' tokens), so none is cached either.
+  if (request.method === 'POST' || V1_PATH.test(request.url)) reply.header('cache-control', 'no-store')
+}
+
+/** The one log line and metric sample each answered request leaves (D-71, D-73). */
+export function recordResponse(metrics: Metrics, request: FastifyRequest, reply: FastifyReply): void {
+  const route = request.routeOptions.url ?? 'unmatched'
+  const ms = reply.elapsedTime
+  metrics.observeRequest(route, request.method, reply.statusCode, ms / 1000)
+  request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(ms * 100) / 100 }, 'request completed')
+}
+
+/** Per-request headers, log line and metric sample, for every request that reaches routing. */
+export function registerRequestContext(app: App, metrics: Metrics): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    setResponseHeaders(request, reply)
+    done()
+  })
+
+  app.addHook('onResponse', (request, reply, done) => {
+    recordResponse(metrics, request, reply)
+    done()
+  })
+}
+
+/**
+ * For answers Fastify gives before routing (a path that is not valid URL encoding, an over-long
+ * path parameter), through `frameworkErrors`: no hook runs for them, so they went out without
+ * X-Request-Id or nosniff, and left no log line or metric sample (D-73).
+ */
+export function answerBeforeRouting(metrics: Metrics, request: FastifyRequest, reply: FastifyReply): void {
+  setResponseHeaders(request, reply)
+  reply.raw.once('finish', () => recordResponse(metrics, request, reply))
+}

@@ -1,0 +1,184 @@
+import Type, { type TSchema } from 'typebox'
+import type { FastifySchema } from 'fastify'
+import { PROBLEM_STATUS, type ProblemCode } from './problems.js'
+
+/**
+ * The text rule (issue 8): no text field holds C0 control characters or DEL, except that free text
+ * may hold tabs and line breaks (`\t`, `\n`, `\r`). Such characters have no use in any field,
+ * break logs and e-mails, and PostgreSQL cannot store NUL at all (it failed the whole request).
+ * A field breaking the rule is 400 `validation_failed`; an id or name that looks something up and
+ * breaks it names nothing, so it is answered like an unknown one (404, see `Key`).
+ */
+export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$'
+/** One line of text: no control characters at all. */
+export const LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F]*$'
+
+interface TextOptions {
+  minLength?: number
+  description?: string
+}
+
+/** Free text up to `maxLength` characters (D-70 limits); tabs and line breaks allowed, no other control characters. */
+export function Text(maxLength: number, options: TextOptions = {}) {
+  return Type.String({ maxLength, pattern: TEXT_PATTERN, ...options })
+}
+
+/** One line of text up to `maxLength` characters: titles, tokens, passwords; no control characters. */
+export function Line(maxLength: number, options: TextOptions = {}) {
+  return Type.String({ maxLength, pattern: LINE_PATTERN, ...options })
+}
+
+/** What a field breaking the text rule is told (validation-errors.ts knows the two patterns). */
+export const TEXT_RULE_MESSAGES: Readonly<Record<string, string>> = {
+  [TEXT_PATTERN]: 'must not contain control characters other than tabs and line breaks',
+  [LINE_PATTERN]: 'must not contain control characters'
+}
+
+/** The not-found codes a key that cannot exist is answered with (`Key`). */
+export type AbsentCode = 'customer_not_found' | 'service_not_found' | 'transaction_not_found' | 'item_not_found'
+
+/**
+ * An id or name that looks a record up, from a path or a body. One holding control characters can
+ * name no record (none is ever stored with them), so it is answered with `notFound` exactly as an
+ * unknown one, instead of being sent to the database (error-handler.ts reads `x-absent`).
+ */
+export function Key(notFound: AbsentCode, maxLength: number, options: TextOptions = {}) {
+  // Tabs and line breaks pass: names are trimmed before they are looked up, and they cannot hurt a query.
+  return Type.String({ maxLength, pattern: TEXT_PATTERN, 'x-absent': notFound, ...options })
+}
+
+/** An item id: numeric text or a number (D-30, D-45); anything else names no item. */
+export function ItemKey(description = 'The item id: numeric text (a number is accepted too).') {
+  return Type.Unsafe<string | number>({ type: ['string', 'integer'], maxLength: 20, pattern: TEXT_PATTERN, 'x-absent': 'item_not_found', description })
+}
+
+/** An opaque identifier from a body (D-30); one that cannot exist is `notFound`. */
+export function Identifier(notFound: AbsentCode, description = 'An opaque identifier.') {
+  return Key(notFound, 64, { minLength: 1, description })
+}
+
+/** A whole number sent either as a JSON number or as digit text (the spec allows both). */
+export function WholeNumberOrDigits(minimum: number, maximum: number, description?: string) {
+  return Type.Unsafe<number | string>({
+    type: ['integer', 'string'],
+    minimum,
+    maximum,
+    // Applies to the text form only; its range is checked by the service.
+    pattern: '^[0-9]{1,20}$',
+    'x-error': 'must be a whole number, as a number or as digit text',
+    ...(description === undefined ? {} : { description })
+  })
+}
+
+/** The RFC 9457 problem document (D-20). */
+export function ProblemSchema(codes: readonly ProblemCode[]) {
+  return Type.Object(
+    {
+      type: Type.String({ description: '`/problems/<code>`' }),
+      title: Type.String({ description: 'The HTTP reason phrase.' }),
+      status: Type.Integer(),
+      detail: Type.String({ description: 'One sentence for a person.' }),
+      code: Type.Unsafe<ProblemCode>({ type: 'string', enum: [...codes] }),
+      errors: Type.Optional(
+        Type.Array(
+          Type.Object({
+            field: Type.String({ description: 'JSON pointer to the offending field.' }),
+            message: Type.String()
+          })
+        )
+      )
+    },
+    { description: 'An RFC 9457 problem document.' }
+  )
+}
+
+/** Codes any route can answer with. */
+export const COMMON_PROBLEMS: readonly ProblemCode[] = ['rate_limited', 'internal', 'unavailable']
+
+/** Codes any route that reads a JSON body can answer with. */
+export const BODY_PROBLEMS: readonly ProblemCode[] = [
+  'invalid_json',
+  'validation_failed',
+  'payload_too_large',
+  'unsupported_media_type'
+]
+
+/** The `responses` entries for a list of problem codes, grouped by status, as OpenAPI shows them. */
+export function problemResponses(codes: readonly ProblemCode[]): Record<number, unknown> {
+  const byStatus = new Map<number, ProblemCode[]>()
+  for (const code of new Set(codes)) {
+    const status = PROBLEM_STATUS[code]
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  const responses: Record<number, unknown> = {}
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[status] = {
+      description: `Problem codes: ${statusCodes.map((c) => `\`${c}\``).join(', ')}.`,
+      content: { 'application/problem+json': { schema: ProblemSchema(statusCodes) } }
+    }
+  }
+  return responses
+}
+
+/** The header a state-changing operation may be sent with (D-52). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7E]+$',
+      description:
+        'Makes a retry safe (D-52): a repeat with the same key, path and body within 24 hours returns the first response and changes nothing; the same key with another path or body is 422.',
+      'x-error': 'must be 1 to 255 visible ASCII characters'
+    })
+  )
+})
+
+export interface OperationSpec<B extends TSchema | undefined, P extends TSchema | undefined, R extends TSchema> {
+  id: string
+  summary: string
+  description?: string
+  tags: readonly string[]
+  body?: B
+  params?: P
+  response: R
+  /** Codes particular to this operation; body, auth and common codes are added for it. */
+  problems: readonly ProblemCode[]
+  idempotent?: boolean
+}
+
+/** The schema type Fastify's TypeBox provider infers request and reply types from. */
+export type OperationSchema<B, P, R> = FastifySchema & { response: { 200: R } } & (B extends TSchema ? { body: B } : unknown) &
+  (P extends TSchema ? { params: P } : unknown)
+
+/** The full Fastify/OpenAPI schema of one operation: body, answers and every problem it may give. */
+export function operation<B extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined, R extends TSchema = TSchema>(
+  spec: OperationSpec<B, P, R>
+): OperationSchema<B, P, R> {
+  const codes: ProblemCode[] = [...spec.problems, ...COMMON_PROBLEMS]
+  if (spec.body !== undefined || spec.idempotent === true) codes.push(...BODY_PROBLEMS)
+  if (spec.idempotent === true) codes.push('idempotency_key_reused')
+  const schema: FastifySchema & Record<string, unknown> = {
+    operationId: spec.id,
+    summary: spec.summary,
+    tags: [...spec.tags],
+    response: { 200: spec.response, ...problemResponses(codes) }
+  }
+  if (spec.description !== undefined) schema.description = spec.description
+  if (spec.body !== undefined) schema.body = spec.body
+  if (spec.params !== undefined) schema.params = spec.params
+  if (spec.idempotent === true) schema.headers = IdempotencyHeaders
+  return schema as OperationSchema<B, P, R>
+}
+
+/** Adds problem codes to an operation's schema after the fact (the access scope adds 401 and 403). */
+export function addProblems(schema: FastifySchema, codes: readonly ProblemCode[]): void {
+  const response = (schema.response ?? {}) as Record<number, { content?: Record<string, { schema: { properties: { code: { enum: string[] } } } }> }>
+  const existing: ProblemCode[] = []
+  for (const entry of Object.values(response)) {
+    const problem = entry.content?.['application/problem+json']
+    if (problem !== undefined) existing.push(...(problem.schema.properties.code.enum as ProblemCode[]))
+  }
+  const merged = problemResponses([...existing, ...codes])
+  ;(schema as { response: unknown }).response = { 200: (response as Record<number, unknown>)[200], ...merged }
+}

@@ -1,0 +1,93 @@
+import type { Logger } from 'pino'
+import { buildApp } from './app.js'
+import { systemClock, type Clock } from './common/clock.js'
+import type { Config } from './config.js'
+import { openDatabase, type Database } from './db/database.js'
+import { migrateToLatest } from './db/migrator.js'
+import { ApiKeysService } from './modules/api-keys/api-keys.service.js'
+import { createDispatcher } from './modules/notifications/index.js'
+import { loadCardKey } from './modules/payments/card-key.js'
+import type { App } from './platform/app-types.js'
+import { createLogger } from './platform/logger.js'
+
+/** A listening server and what it holds open. */
+export interface RunningServer {
+  readonly app: App
+  readonly database: Database
+  /** The address it listens on, e.g. `http://127.0.0.1:3000`. */
+  readonly url: string
+  /** Stops accepting, finishes requests in flight (at most `drainMs`), closes the database. */
+  close(drainMs?: number): Promise<void>
+}
+
+/** Makes sure someone can call the API: BOOTSTRAP_API_KEY (D-02), or the first-start key file (D-03). */
+async function ensureAdminKey(config: Config, database: Database, clock: Clock, logger: Logger): Promise<void> {
+  const keys = new ApiKeysService(database, clock)
+  if (config.bootstrapApiKey !== null) {
+    await keys.ensureBootstrapKey(config.bootstrapApiKey.id, config.bootstrapApiKey.secret)
+    return
+  }
+  const file = await keys.ensureInitialKey(config.dataDir)
+  // The path only: the secret itself never reaches a log line.
+  if (file !== null) logger.warn({ file }, 'created the first admin API key; its KEY_ID:SECRET is in this file')
+}
+
+/**
+ * Issue 10: what `serve --workers N` does once, in the primary, before forking: migrations (D-04),
+ * the start-up keys (D-02, D-03) and, outside production, the generated card key file, so N workers
+ * starting at once neither repeat the work nor read a key file another is still writing.
+ */
+export async function prepareStart(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Promise<void> {
+  const database = openDatabase(config)
+  try {
+    await migrateToLatest(database.db, database.dialect)
+    await ensureAdminKey(config, database, options.clock ?? systemClock, options.logger ?? createLogger(config.logLevel))
+    loadCardKey(config)
+  } finally {
+    await database.close()
+  }
+}
+
+/**
+ * Config → database → migrations → keys → app → listen (ARCHITECTURE 1). `prepared`: the cluster
+ * primary already ran `prepareStart` (issue 10), so this process only checks nothing and listens.
+ */
+export async function startServer(config: Config, options: { logger?: Logger; clock?: Clock; prepared?: boolean } = {}): Promise<RunningServer> {
+  const clock = options.clock ?? systemClock
+  const logger = options.logger ?? createLogger(config.logLevel)
+  const database = openDatabase(config)
+  let app: App | undefined
+  try {
+    if (options.prepared !== true) {
+      await migrateToLatest(database.db, database.dialect)
+      await ensureAdminKey(config, database, clock, logger)
+    }
+    const dataKey = loadCardKey(config)
+    app = await buildApp({ config, database, dataKey, clock, logger })
+    const url = await app.listen({ port: config.port, host: config.host })
+    const running = app
+    // D-61: the event dispatcher runs in the API process unless DISPATCHER=off (`service-ordering worker`).
+    const dispatcher = config.dispatcher ? createDispatcher({ settings: config, database, dataKey, clock, logger }) : null
+    dispatcher?.start()
+    return {
+      app: running,
+      database,
+      url,
+      close: async (drainMs = 10_000) => {
+        // D-72: stop accepting, let requests in flight finish, then cut whatever is left.
+        const timer = setTimeout(() => running.server.closeAllConnections(), drainMs)
+        try {
+          // The dispatcher finishes its deliveries in flight beside the requests, before the database closes.
+          await Promise.all([dispatcher?.stop({ drainMs }), running.close()])
+        } finally {
+          clearTimeout(timer)
+          await database.close()
+        }
+      }
+    }
+  } catch (error) {
+    await app?.close().catch(() => {})
+    await database.close().catch(() => {})
+    throw error
+  }
+}

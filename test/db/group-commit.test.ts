@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { loadConfig } from '../../src/config.js'
+import { openDatabase, type Database } from '../../src/db/database.js'
+import { migrateToLatest } from '../../src/db/migrator.js'
+import { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
+
+// SQLite only: group commit is how SQLite's single writer reaches durable throughput.
+describe('SQLite group commit (performance issue)', () => {
+  let testDatabase: TestDatabase
+  let database: Database
+  before(async () => {
+    testDatabase = await createTestDatabase('sqlite')
+    const config = loadConfig({ DATABASE_URL: `sqlite:${(testDatabase.database as { file: string }).file}`, DATA_DIR: testDatabase.dataDir })
+    database = openDatabase(config)
+    await migrateToLatest(database.db, database.dialect)
+  })
+  after(async () => {
+    await database.close()
+    await testDatabase.drop()
+  })
+
+  const insertKey = (key: string) =>
+    database.unitOfWork.run(async (trx) => {
+      await trx.insertInto('idempotency_keys').values({ owner: 'test', key, fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 }).execute()
+      return key
+    })
+
+  const keys = async () => (await database.db.selectFrom('idempotency_keys').select('key').where('owner', '=', 'test').orderBy('key').execute()).map((r) => r.key)
+
+  it('should carry use cases that arrive together in fewer commits than use cases', async () => {
+    const unit = database.unitOfWork as SqliteGroupCommit
+    assert.ok(unit instanceof SqliteGroupCommit)
+    const before = { ...unit.counts }
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => insertKey(`batch-${String(i).padStart(2, '0')}`)))
+    assert.equal(results.length, 40)
+    assert.equal(unit.counts.useCases - before.useCases, 40)
+    assert.ok(unit.counts.commits - before.commits < 40, `${unit.counts.commits - before.commits} commits for 40 use cases`)
+    assert.equal((await keys()).filter((k) => k.startsWith('batch-')).length, 40)
+  })
+
+  it('should roll back only the failing use case of a batch and fail only its caller', async () => {
+    const outcomes = await Promise.allSettled([
+      insertKey('ok-1'),
+      database.unitOfWork.run(async (trx) => {
+        await trx.insertInto('idempotency_keys').values({ owner: 'test', key: 'doomed', fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 }).execute()
+        throw new Error('use case failed after writing')
+      }),
+      insertKey('ok-2'),
+      insertKey('ok-1') // a duplicate key: fails on the primary key inside the batch
+    ])
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'rejected']
+    )
+    const stored = await keys()
+    assert.ok(stored.includes('ok-1') && stored.includes('ok-2'))
+    assert.ok(!stored.includes('doomed'))
+  })
+
+  it('should acknowledge a lone use case', async () => {
+    assert.equal(await insertKey('alone'), 'alone')
+    assert.ok((await keys()).includes('alone'))
+  })
+})

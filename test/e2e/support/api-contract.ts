@@ -1,0 +1,31 @@
+// Compile-time check (npm test type-checks it) that the wire types the web pages are written
+// against (web/src/shared/api-types.ts) are exactly what the server's TypeBox schemas answer.
+// A field renamed, retyped or added on either side fails the type-check here.
+import type { Static } from 'typebox'
+import type * as Web from '../../../web/src/shared/api-types.js'
+import type { ItemResponse, ItemsResponse } from '../../../src/modules/catalogue/items.schemas.js'
+import type { ServiceView, StatsResponse } from '../../../src/modules/catalogue/services.schemas.js'
+import type { CustomerCreateView, CustomerView } from '../../../src/modules/customers/customers.schemas.js'
+import type { SearchResponse } from '../../../src/modules/customers/search.schemas.js'
+import type { CreateTransactionResponse, HistoryResponse, ListResponse, TransactionView } from '../../../src/modules/orders/orders.schemas.js'
+import type { TrackingLinkResponse, TrackingStatusResponse } from '../../../src/modules/tracking/tracking.schemas.js'
+
+/** True when each type is assignable to the other. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+type Holds<T extends true> = T
+
+export type ApiContract = [
+  Holds<Same<Web.ServiceView, Static<typeof ServiceView>>>,
+  Holds<Same<Web.StatsResponse, Static<typeof StatsResponse>>>,
+  Holds<Same<Web.TransactionView, Static<typeof TransactionView>>>,
+  Holds<Same<Web.ListResponse, Static<typeof ListResponse>>>,
+  Holds<Same<Web.HistoryResponse, Static<typeof HistoryResponse>>>,
+  Holds<Same<Web.CreateTransactionResponse, Static<typeof CreateTransactionResponse>>>,
+  Holds<Same<Web.ItemsResponse, Static<typeof ItemsResponse>>>,
+  Holds<Same<Web.ItemResponse, Static<typeof ItemResponse>>>,
+  Holds<Same<Web.SearchResponse, Static<typeof SearchResponse>>>,
+  Holds<Same<Web.CustomerRecord, Static<typeof CustomerView>>>,
+  Holds<Same<Web.CustomerCreated, Static<typeof CustomerCreateView>>>,
+  Holds<Same<Web.TrackingLink, Static<typeof TrackingLinkResponse>>>,
+  Holds<Same<Web.TrackingStatus, Static<typeof TrackingStatusResponse>>>
+]

@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict'
+import { before, it } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
+import { basic, describeEachDialect, type TestApp } from '../helpers/app.js'
+import { ok, problem } from '../helpers/assertions.js'
+import { D12, Fixtures, ROUTES, type Access, type Example, type Person, type RouteSpec } from '../helpers/route-catalogue.js'
+import { changedTables, snapshot, tableNames } from '../helpers/state.js'
+
+/** The callers of issue 8, part 2. */
+const CALLERS = ['no credentials', 'wrong secret', 'revoked key', 'app', 'customer on own data', "customer on another's data", 'staff', 'admin'] as const
+type Caller = (typeof CALLERS)[number]
+
+/** What a caller is answered, derived from the D-12 table (route-catalogue.ts), never from the code. */
+type Expected = { status: 200 } | { status: 401 | 403 | 404; code: 'unauthenticated' | 'forbidden' | 'customer_not_found' | 'transaction_not_found' } | { status: 200; empty: true }
+
+function expected(route: RouteSpec, caller: Caller): Expected {
+  const row = D12[route.who]
+  const cell = (access: Access, own: boolean): Expected => {
+    if (access === 'yes') return { status: 200 }
+    if (access === 'no') return { status: 403, code: 'forbidden' }
+    if (own) return { status: 200 }
+    if (access === 'own-else-403') return { status: 403, code: 'forbidden' }
+    // D-57: a customer filtering on another customer's id gets an empty list, not a 404.
+    if (route.id === 'listTransactions') return { status: 200, empty: true }
+    return { status: 404, code: route.notFound! }
+  }
+  switch (caller) {
+    case 'no credentials':
+    case 'wrong secret':
+    case 'revoked key':
+      return { status: 401, code: 'unauthenticated' }
+    case 'app':
+      return cell(row.app, true)
+    case 'customer on own data':
+      return cell(row.customer, true)
+    case "customer on another's data":
+      return cell(row.customer, false)
+    case 'staff':
+    case 'admin':
+      return cell(row.staff, true)
+  }
+}
+
+describeEachDialect('who may call what: every route × every caller, from the table of D-12 (issue 8)', (t: TestApp) => {
+  let fx: Fixtures
+  let tables: string[]
+  const auth: Record<Caller, string | null> = {
+    'no credentials': null,
+    'wrong secret': '',
+    'revoked key': '',
+    app: '',
+    'customer on own data': '',
+    "customer on another's data": '',
+    staff: '',
+    admin: ''
+  }
+
+  before(async () => {
+    fx = await new Fixtures(t).setUp()
+    const keys = new ApiKeysService(t.database, t.clock)
+    const revoked = await keys.create('admin', 'revoked for the matrix')
+    assert.equal(await keys.revoke(revoked.id), true)
+    const adminId = Buffer.from(t.auth.admin.slice('Basic '.length), 'base64').toString('utf8').split(':')[0]!
+    Object.assign(auth, {
+      'wrong secret': basic(adminId, 'w'.repeat(43)),
+      'revoked key': basic(revoked.id, revoked.secret),
+      app: t.auth.app,
+      'customer on own data': fx.me.auth,
+      "customer on another's data": fx.me.auth,
+      staff: t.auth.staff,
+      admin: t.auth.admin
+    })
+    tables = await tableNames(t)
+  })
+
+  /** The request a caller makes: about the caller's own records, or (one case) another customer's. */
+  function requestOf(route: RouteSpec, caller: Caller): Promise<Example> {
+    const owner: Person = caller === "customer on another's data" ? fx.other : fx.me
+    return route.example(fx, owner)
+  }
+
+  async function send(example: Example, authorization: string | null): Promise<LightMyRequestResponse> {
+    return t.post(example.path, example.body, { auth: authorization })
+  }
+
+  for (const route of ROUTES) {
+    for (const caller of CALLERS) {
+      const answer = expected(route, caller)
+      const label = 'code' in answer ? `${answer.status} ${answer.code}` : answer.status
+      it(`should answer ${label} to ${caller} on ${route.route} (${route.id})`, async (c) => {
+        if (!t.app.hasRoute({ method: 'POST', url: route.route })) return c.skip('not served by this app')
+        const example = await requestOf(route, caller)
+        const before = await snapshot(t, tables)
+        const response = await send(example, auth[caller])
+        if (answer.status === 200) {
+          const body = ok(response)
+          if ('empty' in answer) assert.deepEqual(body, { transactions: [], next_cursor: null })
+          return
+        }
+        const document = problem(response, (answer as { code: 'unauthenticated' }).code)
+        if (answer.status === 401) assert.equal(response.headers['www-authenticate'], 'Basic realm="service-ordering", charset="UTF-8"')
+        else assert.equal(response.headers['www-authenticate'], undefined)
+        assert.equal(document.status, answer.status)
+        // A refused request changes nothing.
+        assert.deepEqual(changedTables(before, await snapshot(t, tables)), [])
+      })
+    }
+  }
+
+  it('should answer 403 to a customer changing the status or the service of their own open transaction, changing nothing', async () => {
+    for (const change of [{ status: 'closed' }, { status: 'open' }, { service_name: fx.otherService }, { note: 'fine', status: 'closed' }]) {
+      const id = await fx.order(fx.me)
+      const before = await snapshot(t, tables)
+      problem(await t.post('/v1/transaction/update', { transaction_id: id, ...change }, { auth: fx.me.auth }), 'forbidden')
+      assert.deepEqual(changedTables(before, await snapshot(t, tables)), [])
+    }
+  })
+
+  it('should let a customer change note and times of their own open transaction, and answer 409 once it is closed', async () => {
+    const id = await fx.order(fx.me)
+    const updated = ok(await t.post('/v1/transaction/update', { transaction_id: id, note: 'Back door', pickup_timestamp: 1_793_344_800 }, { auth: fx.me.auth }))
+    assert.equal(updated.note, 'Back door')
+    ok(await t.post('/v1/transaction/update', { transaction_id: id, status: 'closed' }))
+    problem(await t.post('/v1/transaction/update', { transaction_id: id, note: 'Too late' }, { auth: fx.me.auth }), 'transaction_closed')
+    problem(await t.post('/v1/receipt/add', { transaction_id: id, item_id: fx.itemId }, { auth: fx.me.auth }), 'transaction_closed')
+    // Staff may still reopen it (D-53).
+    ok(await t.post('/v1/transaction/update', { transaction_id: id, status: 'open' }))
+  })
+
+  it("should answer 404 to a customer for another customer's transaction everywhere, exactly as for one that does not exist", async () => {
+    const theirs = await fx.order(fx.other)
+    const missing = 'trx_0000000000000000000000000'
+    for (const [path, body] of [
+      ['/v1/transaction/%s', undefined],
+      ['/v1/transaction/%s/history', undefined],
+      ['/v1/transaction/update', { transaction_id: '%s', note: 'x' }],
+      ['/v1/receipt/add', { transaction_id: '%s', item_id: fx.itemId }],
+      ['/v1/receipt/remove', { transaction_id: '%s', item_id: fx.itemId }]
+    ] as const) {
+      const answers = []
+      for (const id of [theirs, missing]) {
+        const response = await t.post(path.replace('%s', id), body === undefined ? undefined : JSON.parse(JSON.stringify(body).replace('%s', id)), { auth: fx.me.auth })
+        problem(response, 'transaction_not_found')
+        answers.push(response.body)
+      }
+      assert.equal(answers[0], answers[1], path)
+    }
+  })
+
+  it("should answer 403 to a customer creating a transaction for another customer, or for an id that does not exist", async () => {
+    for (const customerId of [fx.other.id, 'cus_0000000000000000000000000']) {
+      problem(
+        await t.post('/v1/transaction/create', { customer_id: customerId, service_name: fx.service, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }, { auth: fx.me.auth }),
+        'forbidden'
+      )
+    }
+  })
+
+  it("should list only a customer's own transactions, whatever filter they send", async () => {
+    const mine = await fx.order(fx.me)
+    await fx.order(fx.other)
+    const all = ok(await t.post('/v1/transaction/list', { limit: 100 }, { auth: fx.me.auth }))
+    assert.ok(all.transactions.length > 0)
+    assert.ok(all.transactions.every((view: { customer_id: string }) => view.customer_id === fx.me.id))
+    assert.ok(all.transactions.some((view: { transaction_id: string }) => view.transaction_id === mine))
+    const staff = ok(await t.post('/v1/transaction/list', { limit: 100 }))
+    assert.ok(staff.transactions.some((view: { customer_id: string }) => view.customer_id === fx.other.id))
+  })
+
+  it('should refuse a move to a customer even on their own transaction, and to an app key', async () => {
+    for (const authorization of [fx.me.auth, t.auth.app]) {
+      const id = await fx.order(fx.me)
+      problem(await t.post('/v1/transaction/move', { customer_id: fx.me.id, transaction_id: id }, { auth: authorization }), 'forbidden')
+    }
+  })
+})

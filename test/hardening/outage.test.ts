@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { after, before, describe, it } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { openDatabase, type Database } from '../../src/db/database.js'
+import { migrateToLatest } from '../../src/db/migrator.js'
+import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
+import type { App } from '../../src/platform/app-types.js'
+import { createLogger } from '../../src/platform/logger.js'
+import { basic, DIALECTS } from '../helpers/app.js'
+import { problem } from '../helpers/assertions.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
+import { TcpProxy } from '../helpers/tcp-proxy.js'
+
+// Well above the timeouts configured below (1 s for a connection, 2 s for a statement): an answer
+// slower than this is a hang, not a slow 503. Generous so a loaded machine does not fail the test.
+const PROMPT_MS = 15_000
+
+/** The promise's value, or a failure naming `label` once `ms` have passed: a hang must fail the test, not stall it. */
+async function within<T>(ms: number, promise: Promise<T>, label: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${label}: no answer within ${ms} ms (the request hangs)`)), ms)
+  })
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+describe('database outage on PostgreSQL: 503 at once, /readyz fails, service resumes by itself (issue 8)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
+  let test: TestDatabase
+  let proxy: TcpProxy
+  let database: Database
+  let app: App
+  let staff = ''
+  let customerId = ''
+  let orderId = ''
+  let itemId = ''
+  const logs: string[] = []
+
+  before(async () => {
+    test = await createTestDatabase('postgres')
+    const direct = new URL(test.database.kind === 'postgres' ? test.database.url : '')
+    proxy = new TcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
+    await proxy.start()
+    const viaProxy = new URL(direct)
+    viaProxy.host = `127.0.0.1:${proxy.port}`
+    const config = loadConfig({
+      DATABASE_URL: viaProxy.toString(),
+      DATA_DIR: test.dataDir,
+      DISPATCHER: 'off',
+      STATEMENT_TIMEOUT_MS: '2000',
+      DATABASE_POOL_TIMEOUT_MS: '1000',
+      DATABASE_POOL_MAX: '4'
+    })
+    database = openDatabase(config)
+    await migrateToLatest(database.db, database.dialect)
+    app = await buildApp({ config, database, dataKey: randomBytes(32), logger: createLogger('warn', { write: (line: string) => void logs.push(line) }) })
+    await app.ready()
+    const key = await new ApiKeysService(database, { now: () => Date.now() }).create('staff', 'outage test')
+    staff = basic(key.id, key.secret)
+    assert.equal((await post('/v1/service/create', { service_name: 'Laundry', description: 'Picked up' })).statusCode, 200)
+    itemId = (await post('/v1/item/create', { service_name: 'Laundry', title: 'Shirt', price: 250 })).json().item_id
+    customerId = (await post('/v1/customer/create', { email: 'outage@example.com', zip: '10001' })).json().customer_id
+    orderId = (await post('/v1/transaction/create', createBody())).json().transaction_id
+  })
+
+  after(async () => {
+    await app?.close()
+    await database?.close()
+    await proxy?.close()
+    await test?.drop()
+  })
+
+  function post(url: string, body?: unknown): Promise<LightMyRequestResponse> {
+    return app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: staff, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) })
+    })
+  }
+
+  const createBody = () => ({ customer_id: customerId, service_name: 'Laundry', pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 })
+
+  /** A mix of reads (pool and prepared reader) and writes (transactions), and the readiness check. */
+  function burst(): Array<[string, () => Promise<LightMyRequestResponse>]> {
+    return [
+      ['statistics', () => post('/v1/service/stats')],
+      ['step', () => post('/v1/service/Laundry/1')],
+      ['items', () => post('/v1/service/Laundry')],
+      ['get transaction', () => post(`/v1/transaction/${orderId}`)],
+      ['list', () => post('/v1/transaction/list', {})],
+      ['create transaction', () => post('/v1/transaction/create', createBody())],
+      ['add to receipt', () => post('/v1/receipt/add', { transaction_id: orderId, item_id: itemId })],
+      ['move', () => post('/v1/transaction/move', { customer_id: customerId, transaction_id: orderId })],
+      ['readyz', () => app.inject({ method: 'GET', url: '/readyz' })]
+    ]
+  }
+
+  /** Sends the burst `times` over at once; every answer is 503 `unavailable`, each within PROMPT_MS. */
+  async function assertUnavailable(times: number): Promise<number> {
+    let slowest = 0
+    const requests = Array.from({ length: times }, () => burst()).flat()
+    await Promise.all(
+      requests.map(async ([label, send]) => {
+        const started = performance.now()
+        const response = await within(PROMPT_MS * 2, send(), label)
+        const ms = performance.now() - started
+        slowest = Math.max(slowest, ms)
+        assert.ok(ms < PROMPT_MS, `${label} took ${Math.round(ms)} ms`)
+        problem(response, 'unavailable')
+        assert.equal(response.headers['retry-after'], '5', label)
+      })
+    )
+    return slowest
+  }
+
+  /** Polls until a read and a write succeed again, without restarting anything. */
+  async function assertResumes(): Promise<void> {
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      const ready = await within(PROMPT_MS * 2, app.inject({ method: 'GET', url: '/readyz' }), '/readyz')
+      if (ready.statusCode === 200) break
+      assert.ok(Date.now() < deadline, `/readyz still ${ready.statusCode} a minute after the database came back`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    // Every kind of request works again, several at once (the pool replaced its dead connections).
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(burst().filter(([label]) => label !== 'move').map(async ([label, send]) => [label, await within(PROMPT_MS * 2, send(), label)] as const))
+      for (const [label, response] of answers) assert.equal(response.statusCode, 200, `${label}: ${response.body}`)
+    }
+  }
+
+  for (const how of ['down', 'partition'] as const) {
+    const what = how === 'down' ? 'the database goes away (connections reset, new ones refused)' : 'the network to the database stops carrying packets'
+    it(`should answer 503 unavailable promptly, fail /readyz, keep /healthz and resume by itself when ${what}`, async () => {
+      // Warm: the pool holds open connections when the outage starts.
+      await assertResumes()
+      await proxy.cut(how)
+      const first = await assertUnavailable(3)
+      // Again, now that the pool has seen its connections fail.
+      const second = await assertUnavailable(2)
+      const health = await app.inject({ method: 'GET', url: '/healthz' })
+      assert.equal(health.statusCode, 200)
+      await proxy.restore()
+      await assertResumes()
+      // Not a fault of ours: warnings, never an error log line (500).
+      const errors = logs.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level >= 50)
+      assert.deepEqual(errors.map((line) => line.msg), [])
+      process.stdout.write(`outage (${how}): slowest 503 ${Math.round(first)} ms, then ${Math.round(second)} ms\n`)
+    })
+  }
+})

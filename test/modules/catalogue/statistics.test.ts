@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict'
+import { it } from 'node:test'
+import { describeEachDialect, type TestApp } from '../../helpers/app.js'
+import { ok, problem } from '../../helpers/assertions.js'
+import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
+
+type Entry = Record<string, unknown>
+
+const FIRST_KEYS = ['service_name', 'image_title', 'shade', 'position_number', 'description', 'position_count', 'total_orders']
+const LATER_KEYS = ['shade', 'position_number', 'description', 'position_count']
+
+async function stats(t: TestApp): Promise<{ service_stats: { service: Entry[] }[] }> {
+  const response = await t.post('/v1/service/stats')
+  const body = ok(response)
+  assert.deepEqual(Object.keys(body), ['service_stats'])
+  // Key order on the wire, per entry: 7 fields on a service's first entry, 4 on the rest.
+  const parsed = JSON.parse(response.body) as { service_stats: { service: Entry[] }[] }
+  for (const element of parsed.service_stats) {
+    assert.deepEqual(Object.keys(element), ['service'])
+    element.service.forEach((entry, index) => assert.deepEqual(Object.keys(entry), index === 0 ? FIRST_KEYS : LATER_KEYS))
+  }
+  return body
+}
+
+/** Per service name: the position_count of each step, and total_orders. */
+async function counts(t: TestApp): Promise<Record<string, { steps: number[]; total: number }>> {
+  const result: Record<string, { steps: number[]; total: number }> = {}
+  for (const { service } of (await stats(t)).service_stats) {
+    const steps = service.map((e) => e.position_count as number)
+    const total = service[0]!.total_orders as number
+    // D-44: the counts of a service add up to its total_orders.
+    assert.equal(
+      steps.reduce((a, b) => a + b, 0),
+      total
+    )
+    result[service[0]!.service_name as string] = { steps, total }
+  }
+  return result
+}
+
+describeEachDialect('service statistics (spec Get service statistics, D-44)', (t) => {
+  it('should answer an empty list when there are no services', async () => {
+    assert.deepEqual(await stats(t), { service_stats: [] })
+  })
+
+  it('should answer every service in creation order, entries in step order, shade d, l, d, … from step 1', async () => {
+    await createService(t, 'Wash & Fold', [
+      { description: 'Received' },
+      { description: 'Washing' },
+      { description: 'Drying' },
+      { description: 'Folding' },
+      { description: 'Delivered' }
+    ])
+    await createService(t, 'Dry Cleaning', [{ description: 'Tagged' }, { description: 'Cleaned' }])
+    await createService(t, 'Alterations', [{ description: 'Measured' }])
+    assert.deepEqual(await stats(t), {
+      service_stats: [
+        {
+          service: [
+            {
+              service_name: 'Wash & Fold',
+              image_title: 'wash_fold',
+              shade: 'd',
+              position_number: '1',
+              description: 'Received',
+              position_count: 0,
+              total_orders: 0
+            },
+            { shade: 'l', position_number: '2', description: 'Washing', position_count: 0 },
+            { shade: 'd', position_number: '3', description: 'Drying', position_count: 0 },
+            { shade: 'l', position_number: '4', description: 'Folding', position_count: 0 },
+            { shade: 'd', position_number: '5', description: 'Delivered', position_count: 0 }
+          ]
+        },
+        {
+          service: [
+            {
+              service_name: 'Dry Cleaning',
+              image_title: 'dry_cleaning',
+              shade: 'd',
+              position_number: '1',
+              description: 'Tagged',
+              position_count: 0,
+              total_orders: 0
+            },
+            { shade: 'l', position_number: '2', description: 'Cleaned', position_count: 0 }
+          ]
+        },
+        {
+          service: [
+            {
+              service_name: 'Alterations',
+              image_title: 'alterations',
+              shade: 'd',
+              position_number: '1',
+              description: 'Measured',
+              position_count: 0,
+              total_orders: 0
+            }
+          ]
+        }
+      ]
+    })
+  })
+
+  it('should keep shades alternating by position after steps are inserted and removed', async () => {
+    ok(await t.post('/v1/service/add', { service_name: 'Dry Cleaning', description: 'Inspected', position_number: '1' }))
+    ok(await t.post('/v1/service/remove', { service_name: 'Wash & Fold', position_number: '2' }))
+    const body = await stats(t)
+    assert.deepEqual(
+      body.service_stats.map((s) => s.service.map((e) => `${e.position_number}${e.shade}:${e.description}`)),
+      [
+        ['1d:Received', '2l:Drying', '3d:Folding', '4l:Delivered'],
+        ['1d:Inspected', '2l:Tagged', '3d:Cleaned'],
+        ['1d:Measured']
+      ]
+    )
+  })
+
+  it('should count orders per step as they are created, moved, closed and moved to another service', async () => {
+    const ada = await createCustomer(t)
+    const bob = await createCustomer(t)
+    const move = async (customerId: string, transactionId: string) =>
+      ok(await t.post('/v1/transaction/move', { customer_id: customerId, transaction_id: transactionId }))
+
+    const a = await createOrder(t, ada.id, 'Wash & Fold')
+    const b = await createOrder(t, bob.id, 'wash & fold')
+    const c = await createOrder(t, ada.id, 'Dry Cleaning')
+    assert.deepEqual(await counts(t), {
+      'Wash & Fold': { steps: [2, 0, 0, 0], total: 2 },
+      'Dry Cleaning': { steps: [1, 0, 0], total: 1 },
+      Alterations: { steps: [0], total: 0 }
+    })
+
+    await move(ada.id, a.transaction_id)
+    await move(ada.id, a.transaction_id)
+    await move(ada.id, c.transaction_id)
+    assert.deepEqual(await counts(t), {
+      'Wash & Fold': { steps: [1, 0, 1, 0], total: 2 },
+      'Dry Cleaning': { steps: [0, 1, 0], total: 1 },
+      Alterations: { steps: [0], total: 0 }
+    })
+
+    // Closed orders still count at their step, whatever their status (D-44).
+    ok(await t.post('/v1/transaction/update', { transaction_id: b.transaction_id, status: 'closed' }))
+    await move(ada.id, a.transaction_id)
+    await move(ada.id, a.transaction_id) // at the last step: closes, stays there
+    assert.equal(ok(await t.post(`/v1/transaction/${a.transaction_id}`)).status, 'closed')
+    assert.deepEqual(await counts(t), {
+      'Wash & Fold': { steps: [1, 0, 0, 1], total: 2 },
+      'Dry Cleaning': { steps: [0, 1, 0], total: 1 },
+      Alterations: { steps: [0], total: 0 }
+    })
+
+    // Another service: the order leaves its step and enters step 1 of the new service (D-53).
+    ok(await t.post('/v1/transaction/update', { transaction_id: c.transaction_id, service_name: 'Alterations' }))
+    ok(await t.post('/v1/transaction/update', { transaction_id: b.transaction_id, service_name: 'DRY CLEANING' }))
+    assert.deepEqual(await counts(t), {
+      'Wash & Fold': { steps: [0, 0, 0, 1], total: 1 },
+      'Dry Cleaning': { steps: [1, 0, 0], total: 1 },
+      Alterations: { steps: [1], total: 1 }
+    })
+  })
+
+  it('should not change for rejected requests', async () => {
+    const before = await stats(t)
+    problem(await t.post('/v1/service/create', { service_name: 'wash & fold', description: 'x' }), 'service_exists')
+    problem(await t.post('/v1/service/add', { service_name: 'Wash & Fold', description: 'x', position_number: '9' }), 'validation_failed', [
+      '/position_number'
+    ])
+    problem(await t.post('/v1/service/remove', { service_name: 'Wash & Fold', position_number: '4' }), 'step_in_use')
+    problem(await t.post('/v1/service/remove', { service_name: 'Alterations', position_number: '1' }), 'last_step')
+    problem(await t.post('/v1/service/create', { service_name: 'New', description: 'x', events: ['mail'] }), 'validation_failed', ['/events/0'])
+    assert.deepEqual(await stats(t), before)
+  })
+
+  it('should be for staff and admin keys only: app key and customer 403, no credentials 401', async () => {
+    const customer = await createCustomer(t, { password: 'correct horse battery' })
+    problem(await t.post('/v1/service/stats', undefined, { auth: t.auth.app }), 'forbidden')
+    problem(await t.post('/v1/service/stats', undefined, { auth: customer.auth }), 'forbidden')
+    problem(await t.post('/v1/service/stats', undefined, { auth: null }), 'unauthenticated')
+    assert.equal(ok(await t.post('/v1/service/stats', undefined, { auth: t.auth.admin })).service_stats.length, 3)
+  })
+})
+
+describeEachDialect('service statistics query count (D-44, performance)', (t) => {
+  /** The statements one statistics request runs, apart from the credential lookup. */
+  async function statsQueries(): Promise<{ queries: string[]; services: number }> {
+    const { result, queries } = await t.countQueries(() => t.post('/v1/service/stats'))
+    const body = ok(result)
+    return { queries: queries.filter((q) => !/\bapi_keys\b/.test(q)), services: body.service_stats.length }
+  }
+
+  it('should read statistics in one query of counters for 1 service and for 30 services with orders', async () => {
+    await createService(t, 'Service 1', [{ description: 'A' }, { description: 'B' }])
+    // Right after the catalogue changed, the step texts are loaded once more: two queries.
+    const first = await statsQueries()
+    assert.equal(first.queries.length, 2, first.queries.join('\n'))
+    const one = await statsQueries()
+    assert.equal(one.services, 1)
+    assert.equal(one.queries.length, 1, one.queries.join('\n'))
+    assert.doesNotMatch(one.queries[0]!, /\bdescription\b|\borders\b/)
+
+    const customer = await createCustomer(t)
+    for (let i = 2; i <= 30; i++) {
+      await createService(t, `Service ${i}`, [{ description: 'A' }, { description: 'B' }, { description: 'C' }])
+    }
+    for (let i = 1; i <= 30; i += 3) await createOrder(t, customer.id, `Service ${i}`)
+    assert.equal((await statsQueries()).queries.length, 2)
+    const thirty = await statsQueries()
+    assert.equal(thirty.services, 30)
+    assert.deepEqual(thirty.queries, one.queries)
+    const body = ok(await t.post('/v1/service/stats'))
+    assert.equal(body.service_stats.reduce((sum: number, s: { service: Entry[] }) => sum + (s.service[0]!.total_orders as number), 0), 10)
+  })
+})

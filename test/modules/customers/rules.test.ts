@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import zipcodes from 'zipcodes'
+import { cleanText, nameProblem, phoneDigits, splitName } from '../../../src/modules/customers/customers.fields.js'
+import { prefixRange, queryWords } from '../../../src/modules/customers/search.words.js'
+import { placeOfZip } from '../../../src/modules/customers/zip-codes.js'
+
+describe('customer field rules (D-31, D-32)', () => {
+  it('should split a full name at the first space, tidying white space', () => {
+    assert.deepEqual(splitName('John Smith'), { first_name: 'John', last_name: 'Smith' })
+    assert.deepEqual(splitName('  Mary   Ann  Smith '), { first_name: 'Mary', last_name: 'Ann Smith' })
+    assert.deepEqual(splitName('Cher'), { first_name: 'Cher', last_name: '' })
+    assert.deepEqual(splitName('   '), { first_name: '', last_name: '' })
+    assert.deepEqual(splitName('Jean\tLuc\nPicard'), { first_name: 'Jean', last_name: 'Luc Picard' })
+  })
+
+  it('should limit each part of a name to 100 characters, counting characters not UTF-16 units', () => {
+    assert.equal(nameProblem({ first_name: 'a'.repeat(100), last_name: 'b'.repeat(100) }), undefined)
+    assert.equal(nameProblem({ first_name: '😀'.repeat(100), last_name: '' }), undefined)
+    assert.equal(nameProblem({ first_name: 'a'.repeat(101), last_name: '' }), 'must have a first word of at most 100 characters')
+    assert.equal(nameProblem({ first_name: 'a', last_name: 'b'.repeat(101) }), 'must have at most 100 characters after the first word')
+  })
+
+  it('should normalise text to NFC', () => {
+    assert.equal(cleanText('Ame\u0301lie'), 'Amélie')
+  })
+
+  it('should keep 7 to 15 digits of a phone number given as a number or as grouped digit text', () => {
+    assert.equal(phoneDigits(5551234567), '5551234567')
+    assert.equal(phoneDigits('+1 (555) 123-4567'), '15551234567')
+    assert.equal(phoneDigits('555.123.4567'), '5551234567')
+    assert.equal(phoneDigits('1234567'), '1234567')
+    assert.equal(phoneDigits('123456789012345'), '123456789012345')
+    assert.equal(phoneDigits(''), '')
+    assert.equal(phoneDigits('  '), '')
+  })
+
+  it('should refuse phone numbers of other lengths or with other characters', () => {
+    for (const value of ['123456', '1234567890123456', 123456, 1234567890123456, 'call me', '555-CALL-NOW', '1+555', 1.5, -5551234]) {
+      assert.equal(phoneDigits(value), undefined, String(value))
+    }
+  })
+})
+
+describe('ZIP codes (D-31)', () => {
+  it('should give city and state of five-digit and ZIP+4 codes, leading zeros kept', () => {
+    assert.deepEqual(placeOfZip('90210'), { city: 'Beverly Hills', state: 'CA' })
+    assert.deepEqual(placeOfZip('02134-1234'), { city: 'Allston', state: 'MA' })
+    assert.deepEqual(placeOfZip('00501'), { city: 'Holtsville', state: 'NY' })
+  })
+
+  it('should know nothing of codes missing from the database, malformed codes or object keys', () => {
+    for (const zip of ['00000', '99999', '9021', '902100', '90210-12', ' 90210', 'K1A', 'constructor', '__proto__']) {
+      assert.equal(placeOfZip(zip), undefined, zip)
+    }
+  })
+
+  it('should count only US entries of the bundled database, which also holds Canadian codes', () => {
+    const entries = Object.values(zipcodes.codes)
+    assert.ok(entries.some((entry) => entry.country !== 'US'))
+    const canadian = entries.find((entry) => entry.country !== 'US')!
+    assert.equal(placeOfZip(canadian.zip), undefined)
+    const us = entries.filter((entry) => entry.country === 'US')
+    assert.ok(us.length > 40_000)
+    for (const entry of us.slice(0, 500)) assert.deepEqual(placeOfZip(entry.zip), { city: entry.city, state: entry.state })
+  })
+})
+
+describe('search words and prefix ranges (D-33)', () => {
+  it('should lower-case, split on any white space and drop repeated words', () => {
+    assert.deepEqual(queryWords('  Jo   SM\tjo '), ['jo', 'sm'])
+    assert.deepEqual(queryWords('ÉMILE'), ['émile'])
+  })
+
+  it('should drop words another word starts with, since the longer one decides', () => {
+    assert.deepEqual(queryWords('jo john'), ['john'])
+    assert.deepEqual(queryWords('j jo joh sm'), ['joh', 'sm'])
+    assert.deepEqual(queryWords('a b c'), ['a', 'b', 'c'])
+  })
+
+  it('should make a range holding exactly the texts that start with the prefix', () => {
+    assert.deepEqual(prefixRange('jo'), { from: 'jo', to: 'jp' })
+    assert.deepEqual(prefixRange('az'), { from: 'az', to: 'a{' })
+    assert.deepEqual(prefixRange('é'), { from: 'é', to: 'ê' })
+    assert.deepEqual(prefixRange('a\ud7ff'), { from: 'a\ud7ff', to: 'a\ue000' })
+    assert.deepEqual(prefixRange('b\u{10ffff}'), { from: 'b\u{10ffff}', to: 'c' })
+    assert.deepEqual(prefixRange('😀'), { from: '😀', to: '😁' })
+    const names = ['jo', 'joan', 'jo\u{10ffff}', 'jozzz', 'jp', 'jn', 'j', 'joé']
+    const { from, to } = prefixRange('jo')
+    // Code point order, as SQLite BINARY and PostgreSQL "C" compare UTF-8.
+    const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
+    const inRange = names.filter((n) => byCodePoint(n, from) >= 0 && byCodePoint(n, to) < 0).sort()
+    assert.deepEqual(inRange, names.filter((n) => n.startsWith('jo')).sort())
+  })
+
+  it('should bound even a prefix of the last code point', () => {
+    const { to } = prefixRange('\u{10ffff}')
+    const name = '\u{10ffff}'.repeat(100)
+    assert.ok(Buffer.compare(Buffer.from(name), Buffer.from(to)) < 0)
+  })
+})

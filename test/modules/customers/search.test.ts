@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict'
+import { before, it } from 'node:test'
+import { describeEachDialect } from '../../helpers/app.js'
+import { ok, problem } from '../../helpers/assertions.js'
+import { createCustomer, updateCustomer } from './fixtures.js'
+
+interface Person {
+  id: string
+  email: string
+  first: string
+  last: string
+}
+
+describeEachDialect('search customers (D-33)', (t) => {
+  const people: Person[] = []
+  const search = (body: unknown) => t.post('/v1/customer/search', body)
+
+  /** The expected hits: people matching `filter`, ordered by last name, first name (lower-cased) and id. */
+  function expected(filter: (p: Person) => boolean, limit = 20) {
+    const byKey = (a: Person, b: Person) => {
+      const keys = (p: Person) => [p.last.toLowerCase(), p.first.toLowerCase(), p.id]
+      const [x, y] = [keys(a), keys(b)]
+      for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return Buffer.compare(Buffer.from(x[i]!), Buffer.from(y[i]!))
+      return 0
+    }
+    return {
+      customer: people
+        .filter(filter)
+        .sort(byKey)
+        .slice(0, limit)
+        .map((p) => ({ customer_id: p.id, customer_name: `${p.first} ${p.last}`.trim(), customer_email: p.email }))
+    }
+  }
+
+  const starts = (p: Person, word: string) => p.first.toLowerCase().startsWith(word) || p.last.toLowerCase().startsWith(word)
+  /** D-33 as written: every word of the query starts the first or the last name, ignoring case. */
+  const matches = (query: string) => (p: Person) =>
+    query
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w !== '')
+      .every((w) => starts(p, w))
+
+  before(async () => {
+    const names = [
+      'John Smith',
+      'john smith', // same name, another customer: ordered by id
+      'Johanna Smythe',
+      'Jo Brown',
+      'Smith Johnson', // first name Smith
+      'Mary Ann Smith', // last name "Ann Smith"
+      'Émile Zola',
+      'Zoe Émond',
+      'Cher',
+      'Anna Karenina',
+      'Bob van der Berg'
+    ]
+    for (const name of names) {
+      const created = await createCustomer(t)
+      const view = await updateCustomer(t, { customer_id: created.customer_id, customer_name: name })
+      people.push({ id: created.customer_id, email: created.email, first: view.first_name, last: view.last_name })
+    }
+    // A customer without a name is never a hit.
+    const nameless = await createCustomer(t)
+    people.push({ id: nameless.customer_id, email: nameless.email, first: '', last: '' })
+  })
+
+  it('should find by the start of the first or the last name, ignoring case, in last name, first name, id order', async () => {
+    for (const query of ['smi', 'SMI', 'Smith', 'jo', 'j', 'zo', 'é', 'ÉM', 'cher', 'ann', 'van', '  smi  ']) {
+      assert.deepEqual(ok(await search({ query })), expected(matches(query)), query)
+    }
+  })
+
+  it('should need every word to start the first or the last name ("jo sm" finds John Smith)', async () => {
+    const body = ok(await search({ query: 'jo sm' }))
+    assert.deepEqual(body, expected(matches('jo sm')))
+    const johns = people.filter((p) => p.first.toLowerCase() === 'john').map((p) => p.id).sort()
+    assert.deepEqual(
+      body.customer.map((h: { customer_id: string; customer_name: string }) => h.customer_name === 'Smith Johnson' || h.customer_name === 'Johanna Smythe' ? h.customer_name : h.customer_id),
+      ['Smith Johnson', ...johns, 'Johanna Smythe']
+    )
+    for (const query of ['SMITH john', 'smythe jo', 'jo jo', 'ann mary', 'zo ém', 'é z']) {
+      assert.deepEqual(ok(await search({ query })), expected(matches(query)), query)
+    }
+  })
+
+  it('should match the start of a name only, not a word inside it', async () => {
+    assert.deepEqual(ok(await search({ query: 'mith' })), { customer: [] })
+    assert.deepEqual(ok(await search({ query: 'berg' })), { customer: [] })
+    // "Ann Smith" is Mary's last name: it starts with "ann", not with "smith".
+    assert.deepEqual(ok(await search({ query: 'mary smith' })), { customer: [] })
+    assert.deepEqual(ok(await search({ query: 'mary ann' })), expected((p) => p.first === 'Mary'))
+    assert.equal(ok(await search({ query: 'mary ann' })).customer.length, 1)
+  })
+
+  it('should treat a word that starts another word as met by it', async () => {
+    assert.deepEqual(ok(await search({ query: 'jo john' })), ok(await search({ query: 'john' })))
+    assert.deepEqual(ok(await search({ query: 'j jo joh smi sm' })), ok(await search({ query: 'joh smi' })))
+  })
+
+  it('should find nobody for three words none of which starts another, as no name can start with two of them', async () => {
+    assert.deepEqual(ok(await search({ query: 'john smith x' })), { customer: [] })
+    assert.deepEqual(expected(matches('john smith x')), { customer: [] })
+  })
+
+  it('should join first and last name with one space, and answer the first name alone when there is no last name', async () => {
+    const body = ok(await search({ query: 'cher' }))
+    const cher = people.find((p) => p.first === 'Cher')!
+    assert.deepEqual(body, { customer: [{ customer_id: cher.id, customer_name: 'Cher', customer_email: cher.email }] })
+  })
+
+  it('should answer at most limit hits, 20 by default, and take limit as a number or digit text', async () => {
+    assert.deepEqual(ok(await search({ query: 'j', limit: 2 })), expected(matches('j'), 2))
+    assert.deepEqual(ok(await search({ query: 'j', limit: '3' })), expected(matches('j'), 3))
+    assert.deepEqual(ok(await search({ query: 'j', limit: 100 })), expected(matches('j'), 100))
+    assert.equal(ok(await search({ query: 'j', limit: 1 })).customer.length, 1)
+  })
+
+  it('should answer 20 hits at most without a limit', async () => {
+    for (let i = 0; i < 21; i++) {
+      const created = await createCustomer(t)
+      const view = await updateCustomer(t, { customer_id: created.customer_id, customer_name: `Many${String(i).padStart(2, '0')} Quinn` })
+      people.push({ id: created.customer_id, email: created.email, first: view.first_name, last: view.last_name })
+    }
+    const body = ok(await search({ query: 'quinn' }))
+    assert.equal(body.customer.length, 20)
+    assert.deepEqual(body, expected(matches('quinn')))
+    assert.deepEqual(ok(await search({ query: 'qu', limit: 21 })), expected(matches('qu'), 21))
+    assert.deepEqual(ok(await search({ query: 'many1 qu', limit: 100 })), expected(matches('many1 qu'), 100))
+  })
+
+  it('should follow renames at once', async () => {
+    const anna = people.find((p) => p.first === 'Anna')!
+    await updateCustomer(t, { customer_id: anna.id, customer_name: 'Anna Xylophone' })
+    assert.deepEqual(ok(await search({ query: 'karenina' })), { customer: [] })
+    assert.deepEqual(ok(await search({ query: 'xyl' })), { customer: [{ customer_id: anna.id, customer_name: 'Anna Xylophone', customer_email: anna.email }] })
+  })
+
+  it('should answer 400 for an empty or blank query', async () => {
+    for (const query of ['', '   ']) {
+      const body = problem(await search({ query }), 'validation_failed', ['/query'])
+      assert.deepEqual(body.errors, [{ field: '/query', message: 'must not be empty' }])
+    }
+    const tab = problem(await search({ query: '\t' }), 'validation_failed', ['/query'])
+    assert.deepEqual(tab.errors, [{ field: '/query', message: 'must not contain control characters' }])
+  })
+
+  it('should answer 400 for a query over 100 characters, of the wrong type, with control characters, or missing', async () => {
+    ok(await search({ query: 'q'.repeat(100) }))
+    const long = problem(await search({ query: 'q'.repeat(101) }), 'validation_failed', ['/query'])
+    assert.deepEqual(long.errors, [{ field: '/query', message: 'must be at most 100 characters' }])
+    problem(await search({ query: 42 }), 'validation_failed', ['/query'])
+    problem(await search({ query: ['jo'] }), 'validation_failed', ['/query'])
+    problem(await search({ query: 'jo\u0000' }), 'validation_failed', ['/query'])
+    problem(await search({}), 'validation_failed', ['/query'])
+  })
+
+  it('should answer 400 for a limit out of 1 to 100 or not a whole number', async () => {
+    for (const limit of [0, 101, -1, '0', '101', 1.5, 'ten', '', null, true]) {
+      problem(await search({ query: 'jo', limit }), 'validation_failed', ['/limit'])
+    }
+  })
+
+  it('should read the hits with one query', async () => {
+    const { queries } = await t.countQueries(() => search({ query: 'jo sm' }))
+    // Credentials (the API key) are looked up first; the search itself is one statement.
+    assert.equal(queries.filter((q) => q.includes('first_name_lc')).length, 1)
+  })
+})

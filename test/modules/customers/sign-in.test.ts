@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict'
+import { before, it } from 'node:test'
+import { basic, describeEachDialect } from '../../helpers/app.js'
+import { ok, problem } from '../../helpers/assertions.js'
+import { createCustomer, customerWithPassword, uniqueEmail } from './fixtures.js'
+
+let address = 0
+/** A client address of its own for each test, so the per-address limit of one test never touches another. */
+function from(): { 'x-forwarded-for': string } {
+  address += 1
+  return { 'x-forwarded-for': `203.0.113.${address}` }
+}
+
+describeEachDialect(
+  'sign in (D-35) and its rate limits (D-14)',
+  (t) => {
+    let customer: Awaited<ReturnType<typeof customerWithPassword>>
+    const signIn = (body: unknown, headers: Record<string, string> = from()) => t.post('/v1/customer/signin', body, { headers })
+
+    before(async () => {
+      customer = await customerWithPassword(t)
+    })
+
+    it('should answer status success and the customer id for the right e-mail and password', async () => {
+      assert.deepEqual(ok(await signIn({ email: customer.email, password: customer.password })), { status: 'success', customer_id: customer.id })
+    })
+
+    it('should trim and lower-case the e-mail before comparing it', async () => {
+      assert.deepEqual(ok(await signIn({ email: `  ${customer.email.toUpperCase()} `, password: customer.password })), { status: 'success', customer_id: customer.id })
+    })
+
+    it('should answer 401 invalid_login, the same for a wrong password and an unknown e-mail, without a Basic challenge', async () => {
+      const wrong = await signIn({ email: customer.email, password: 'not the password' })
+      const unknown = await signIn({ email: uniqueEmail('nobody'), password: customer.password })
+      const bodyWrong = problem(wrong, 'invalid_login')
+      assert.deepEqual(bodyWrong, {
+        type: '/problems/invalid_login',
+        title: 'Unauthorized',
+        status: 401,
+        detail: 'The e-mail address or password is not correct.',
+        code: 'invalid_login'
+      })
+      assert.deepEqual(problem(unknown, 'invalid_login'), bodyWrong)
+      assert.equal(wrong.headers['www-authenticate'], undefined)
+      assert.equal(unknown.headers['www-authenticate'], undefined)
+      // The password is case-sensitive.
+      problem(await signIn({ email: customer.email, password: customer.password.toUpperCase() }), 'invalid_login')
+    })
+
+    it('should answer a customer without a password as for a wrong password', async () => {
+      const nopass = await createCustomer(t)
+      problem(await signIn({ email: nopass.email, password: 'whatever it is' }), 'invalid_login')
+    })
+
+    it('should take about as long for an unknown e-mail as for a wrong password (D-35)', async () => {
+      const time = async (body: unknown) => {
+        const started = performance.now()
+        problem(await signIn(body), 'invalid_login')
+        return performance.now() - started
+      }
+      const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+      const wrong: number[] = []
+      const unknown: number[] = []
+      for (let i = 0; i < 3; i++) {
+        wrong.push(await time({ email: customer.email, password: `wrong ${i}` }))
+        unknown.push(await time({ email: uniqueEmail('nobody'), password: `wrong ${i}` }))
+      }
+      // Both spend one slow hash; skipping it for unknown e-mails would make them 50 times faster.
+      const ratio = median(unknown) / median(wrong)
+      assert.ok(ratio > 0.25 && ratio < 4, `unknown ${median(unknown)} ms, wrong ${median(wrong)} ms`)
+      assert.ok(median(unknown) > 10, `unknown e-mail answered in ${median(unknown)} ms: no slow hash`)
+    })
+
+    it('should answer 400 for an e-mail that is not an address, and for missing or mistyped fields', async () => {
+      const body = problem(await signIn({ email: 'not-an-address', password: 'x' }), 'validation_failed', ['/email'])
+      assert.deepEqual(body.errors, [{ field: '/email', message: 'must be an e-mail address of at most 254 characters' }])
+      problem(await signIn({ password: 'x' }), 'validation_failed', ['/email'])
+      problem(await signIn({ email: customer.email }), 'validation_failed', ['/password'])
+      problem(await signIn({ email: customer.email, password: '' }), 'validation_failed', ['/password'])
+      problem(await signIn({ email: customer.email, password: 12345678 }), 'validation_failed', ['/password'])
+      problem(await signIn({ email: customer.email, password: 'p'.repeat(1025) }), 'validation_failed', ['/password'])
+      problem(await signIn({ email: ['x'], password: 'x' }), 'validation_failed', ['/email'])
+      problem(await signIn({}), 'validation_failed', ['/email', '/password'])
+    })
+
+    it('should answer 429 with Retry-After after 10 failed sign-ins for one e-mail in 15 minutes, even for the right password, until the window ends', async () => {
+      const victim = await customerWithPassword(t, 'the victim password')
+      for (let i = 0; i < 10; i++) problem(await signIn({ email: victim.email, password: `guess ${i}` }), 'invalid_login')
+      const blocked = await signIn({ email: victim.email, password: victim.password })
+      problem(blocked, 'rate_limited')
+      const retryAfter = Number(blocked.headers['retry-after'])
+      assert.ok(retryAfter > 14 * 60 && retryAfter <= 15 * 60, `Retry-After ${retryAfter}`)
+      // The e-mail is counted normalised, and from any address.
+      problem(await signIn({ email: ` ${victim.email.toUpperCase()}`, password: victim.password }), 'rate_limited')
+      // Other e-mails are not affected.
+      ok(await signIn({ email: customer.email, password: customer.password }))
+      t.clock.advance(15 * 60_000)
+      assert.deepEqual(ok(await signIn({ email: victim.email, password: victim.password })), { status: 'success', customer_id: victim.id })
+    })
+
+    it('should count failed Basic credentials of a customer as failed sign-ins', async () => {
+      const victim = await customerWithPassword(t, 'basic victim password')
+      for (let i = 0; i < 10; i++) {
+        problem(await t.post(`/v1/customer/${victim.id}`, undefined, { auth: basic(victim.email, `guess ${i}`), headers: from() }), 'unauthenticated')
+      }
+      problem(await signIn({ email: victim.email, password: victim.password }), 'rate_limited')
+      t.clock.advance(15 * 60_000)
+      ok(await signIn({ email: victim.email, password: victim.password }))
+    })
+
+    it('should answer 429 with Retry-After past 60 sign-in and reset calls per client address per minute, then let the next minute through', async () => {
+      const client = from()
+      const calls = [
+        () => t.post('/v1/customer/signin', { email: 'not-an-address', password: 'x' }, { headers: client }),
+        () => t.post('/v1/customer/reset_password', { email: uniqueEmail('nobody') }, { headers: client }),
+        () => t.post('/v1/customer/reset_password/confirm', { token: 'no such token', password: 'long enough' }, { headers: client })
+      ]
+      // Sign-ins, reset requests and confirmations all count, whatever their answer.
+      for (let i = 0; i < 60; i++) assert.notEqual((await calls[i % 3]!()).statusCode, 429, `call ${i + 1}`)
+      for (const call of calls) {
+        const blocked = await call()
+        problem(blocked, 'rate_limited')
+        const retryAfter = Number(blocked.headers['retry-after'])
+        assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`)
+      }
+      // Even the right password from that address waits.
+      problem(await signIn({ email: customer.email, password: customer.password }, client), 'rate_limited')
+      // Another address is not affected.
+      ok(await signIn({ email: customer.email, password: customer.password }))
+      t.clock.advance(60_000)
+      ok(await signIn({ email: customer.email, password: customer.password }, client))
+    })
+
+    it('should not count other customer operations against the address limit', async () => {
+      const client = from()
+      for (let i = 0; i < 61; i++) ok(await t.post('/v1/customer/search', { query: 'x' }, { headers: client }))
+      ok(await signIn({ email: customer.email, password: customer.password }, client))
+    })
+  },
+  { TRUST_PROXY: 'on' }
+)

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict'
+import { before, it } from 'node:test'
+import { describeEachDialect } from '../../helpers/app.js'
+import { ok, problem } from '../../helpers/assertions.js'
+import { createOrder, createService } from '../../helpers/factories.js'
+import { orderFixture } from './fixture.js'
+
+describeEachDialect('transaction history (D-56)', (t) => {
+  let f: Awaited<ReturnType<typeof orderFixture>>
+  before(async () => {
+    f = await orderFixture(t)
+  })
+
+  it('should list what happened oldest first with ISO-8601 UTC times and actors', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    ok(await t.post('/v1/transaction/update', { transaction_id: o.transaction_id, note: 'n' }, { auth: f.owner.auth }))
+    ok(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: o.transaction_id }, { auth: t.auth.admin }))
+    const history = ok(await t.post(`/v1/transaction/${o.transaction_id}/history`, undefined, { auth: f.owner.auth }))
+    assert.equal(history.transaction_id, o.transaction_id)
+    assert.deepEqual(
+      history.history.map((h: Record<string, string>) => ({ ...h, at: 'AT' })),
+      [
+        { at: 'AT', type: 'created', position_number: '1', description: 'Picked up', actor: 'staff' },
+        { at: 'AT', type: 'updated', position_number: '1', description: 'Changed note', actor: 'customer' },
+        { at: 'AT', type: 'moved', position_number: '2', description: 'Cleaning', actor: 'admin' }
+      ]
+    )
+    for (const entry of history.history) assert.match(entry.at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+  })
+
+  it("should answer 404 for another customer's transaction and for a missing one; 403 for app keys", async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    problem(await t.post(`/v1/transaction/${o.transaction_id}/history`, undefined, { auth: f.other.auth }), 'transaction_not_found')
+    problem(await t.post('/v1/transaction/trx_missing/history'), 'transaction_not_found')
+    problem(await t.post(`/v1/transaction/${o.transaction_id}/history`, undefined, { auth: t.auth.app }), 'forbidden')
+  })
+})
+
+describeEachDialect('list transactions (D-57)', (t) => {
+  let f: Awaited<ReturnType<typeof orderFixture>>
+  const owned: string[] = []
+  const others: string[] = []
+  before(async () => {
+    f = await orderFixture(t)
+    await createService(t, 'Home Cleaning', [{ description: 'Booked' }, { description: 'Done' }])
+    for (let i = 0; i < 5; i++) owned.push((await createOrder(t, f.owner.id, i % 2 === 0 ? 'Dry Cleaning' : 'Home Cleaning')).transaction_id)
+    for (let i = 0; i < 3; i++) others.push((await createOrder(t, f.other.id, 'Dry Cleaning')).transaction_id)
+    ok(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: owned[0] }))
+    ok(await t.post('/v1/transaction/update', { transaction_id: owned[4], status: 'closed' }))
+  })
+
+  const ids = (body: { transactions: Array<{ transaction_id: string }> }) => body.transactions.map((v) => v.transaction_id)
+
+  it('should list full views newest first for staff, 20 by default', async () => {
+    const body = ok(await t.post('/v1/transaction/list', {}))
+    assert.deepEqual(ids(body), [...owned, ...others].reverse())
+    assert.equal(body.next_cursor, null)
+    assert.deepEqual(body.transactions[0], ok(await t.post(`/v1/transaction/${others[2]}`)))
+  })
+
+  it('should page with limit and next_cursor until null, without gaps or repeats', async () => {
+    const seen: string[] = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const body: { transactions: Array<{ transaction_id: string }>; next_cursor: string | null } = ok(
+        await t.post('/v1/transaction/list', { limit: 3, ...(cursor === null ? {} : { cursor }) })
+      )
+      seen.push(...ids(body))
+      cursor = body.next_cursor
+      pages++
+    } while (cursor !== null)
+    assert.equal(pages, 3)
+    assert.deepEqual(seen, [...owned, ...others].reverse())
+  })
+
+  it('should filter by customer, service, position and status', async () => {
+    assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { customer_id: f.other.id }))), [...others].reverse())
+    assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { service_name: 'home cleaning' }))), [owned[3], owned[1]])
+    assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { service_name: 'Dry Cleaning', position_number: '2' }))), [owned[0]])
+    assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { status: 'closed' }))), [owned[4]])
+    assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { customer_id: f.owner.id, status: 'open', limit: 2 }))), [owned[3], owned[2]])
+    assert.deepEqual(ok(await t.post('/v1/transaction/list', { service_name: 'Nothing' })), { transactions: [], next_cursor: null })
+  })
+
+  it("should show a customer only their own, and nothing for a filter on another customer", async () => {
+    assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', {}, { auth: f.owner.auth }))), [...owned].reverse())
+    assert.deepEqual(ok(await t.post('/v1/transaction/list', { customer_id: f.other.id }, { auth: f.owner.auth })), { transactions: [], next_cursor: null })
+    problem(await t.post('/v1/transaction/list', {}, { auth: t.auth.app }), 'forbidden')
+  })
+
+  it('should reject bad limits, cursors and filters', async () => {
+    problem(await t.post('/v1/transaction/list', { limit: 0 }), 'validation_failed', ['/limit'])
+    problem(await t.post('/v1/transaction/list', { limit: 101 }), 'validation_failed', ['/limit'])
+    problem(await t.post('/v1/transaction/list', { limit: '500' }), 'validation_failed', ['/limit'])
+    problem(await t.post('/v1/transaction/list', { cursor: 'bogus' }), 'validation_failed', ['/cursor'])
+    problem(await t.post('/v1/transaction/list', { status: 'pending' }), 'validation_failed', ['/status'])
+    problem(await t.post('/v1/transaction/list', { position_number: -1 }), 'validation_failed', ['/position_number'])
+  })
+})

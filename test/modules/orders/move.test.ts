@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict'
+import { before, it } from 'node:test'
+import { describeEachDialect } from '../../helpers/app.js'
+import { ok, problem } from '../../helpers/assertions.js'
+import { createOrder } from '../../helpers/factories.js'
+import { countRows, orderFixture } from './fixture.js'
+
+describeEachDialect('move transaction (D-55)', (t) => {
+  let f: Awaited<ReturnType<typeof orderFixture>>
+  before(async () => {
+    f = await orderFixture(t)
+  })
+
+  const move = (transactionId: string, extra: Record<string, unknown> = {}, headers?: Record<string, string>) =>
+    t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: transactionId, ...extra }, headers ? { headers } : {})
+
+  it('should advance one step per move, answer the full view, then close at the last step and stay there', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    const second = ok(await move(o.transaction_id))
+    assert.deepEqual(second.service.position, { position_number: '2', position_description: 'Cleaning', button_title: 'Start cleaning', events: [{ event: 'text' }, { event: 'trak' }] })
+    assert.deepEqual(second.service.progress_bar, { total_steps: 3, percentage: 66.66666666666666 })
+    assert.equal(second.status, 'open')
+    const third = ok(await move(o.transaction_id))
+    assert.deepEqual(third.service.progress_bar, { total_steps: 3, percentage: 100 })
+    assert.equal(third.status, 'open')
+    const closed = ok(await move(o.transaction_id))
+    assert.equal(closed.service.position.position_number, '3')
+    assert.equal(closed.status, 'closed')
+    problem(await move(o.transaction_id), 'transaction_closed')
+    const history = ok(await t.post(`/v1/transaction/${o.transaction_id}/history`))
+    assert.deepEqual(
+      history.history.map((h: Record<string, string>) => [h.type, h.position_number, h.description, h.actor]),
+      [
+        ['created', '1', 'Picked up', 'staff'],
+        ['moved', '2', 'Cleaning', 'staff'],
+        ['moved', '3', 'Delivered', 'staff'],
+        ['closed', '3', 'Delivered', 'staff']
+      ]
+    )
+  })
+
+  it("should write the entered step's events to the outbox in the same transaction, and none on closing", async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    const channels = async () =>
+      (
+        await t.database.db
+          .selectFrom('outbox')
+          .innerJoin('orders', 'orders.id', 'outbox.order_id')
+          .select(['outbox.channel', 'outbox.payload'])
+          .where('orders.public_id', '=', o.transaction_id)
+          .orderBy('outbox.id')
+          .execute()
+      ).map((row) => `${row.channel}@${JSON.parse(row.payload).position}`)
+    assert.deepEqual(await channels(), ['email@1'])
+    ok(await move(o.transaction_id))
+    assert.deepEqual(await channels(), ['email@1', 'text@2', 'trak@2'])
+    ok(await move(o.transaction_id))
+    ok(await move(o.transaction_id))
+    assert.deepEqual(await channels(), ['email@1', 'text@2', 'trak@2'])
+  })
+
+  it('should answer 409 position_changed when the expected position is stale, changing nothing', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    ok(await move(o.transaction_id, { position_number: 1 }))
+    const [history, outbox] = [await countRows(t, 'order_history'), await countRows(t, 'outbox')]
+    const body = problem(await move(o.transaction_id, { position_number: '1' }), 'position_changed')
+    assert.equal(body.detail, 'The transaction is no longer at the step you saw; it is at step 2.')
+    assert.deepEqual([await countRows(t, 'order_history'), await countRows(t, 'outbox')], [history, outbox])
+    assert.equal(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).service.position.position_number, '2')
+    ok(await move(o.transaction_id, { position_number: '2' }))
+  })
+
+  it('should answer 404 when customer_id is not the owner, or the transaction does not exist', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    problem(await move(o.transaction_id, { customer_id: f.other.id }), 'transaction_not_found')
+    problem(await move('trx_missing'), 'transaction_not_found')
+    assert.equal(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).service.position.position_number, '1')
+  })
+
+  it('should be staff only: customers and app keys 403, no credentials 401', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    problem(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: o.transaction_id }, { auth: f.owner.auth }), 'forbidden')
+    problem(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: o.transaction_id }, { auth: t.auth.app }), 'forbidden')
+    problem(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: o.transaction_id }, { auth: null }), 'unauthenticated')
+    ok(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: o.transaction_id }, { auth: t.auth.admin }))
+  })
+
+  it('should reject bad input with validation_failed', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    problem(await t.post('/v1/transaction/move', { transaction_id: o.transaction_id }), 'validation_failed', ['/customer_id'])
+    problem(await t.post('/v1/transaction/move', { customer_id: f.owner.id }), 'validation_failed', ['/transaction_id'])
+    problem(await move(o.transaction_id, { position_number: 0 }), 'validation_failed', ['/position_number'])
+    problem(await move(o.transaction_id, { position_number: 'two' }), 'validation_failed', ['/position_number'])
+    problem(await move(o.transaction_id, { position_number: 1.5 }), 'validation_failed', ['/position_number'])
+    problem(await move(o.transaction_id, { customer_id: 5 }), 'validation_failed', ['/customer_id'])
+    assert.equal(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).service.position.position_number, '1')
+  })
+
+  it('should never advance twice for a retried move with the same Idempotency-Key (D-52)', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    const first = ok(await move(o.transaction_id, {}, { 'idempotency-key': `move-${o.transaction_id}` }))
+    const retry = ok(await move(o.transaction_id, {}, { 'idempotency-key': `move-${o.transaction_id}` }))
+    assert.deepEqual(retry, first)
+    assert.equal(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).service.position.position_number, '2')
+  })
+
+  it('should advance exactly as many steps as moves succeeded when 20 moves race on one transaction', async () => {
+    // A service long enough that no move reaches the end.
+    const name = 'Long Service'
+    ok(await t.post('/v1/service/create', { service_name: name, description: 'Step 1' }))
+    for (let i = 2; i <= 30; i++) ok(await t.post('/v1/service/add', { service_name: name, description: `Step ${i}` }))
+    const o = await createOrder(t, f.owner.id, name)
+    const responses = await Promise.all(Array.from({ length: 20 }, () => move(o.transaction_id)))
+    const succeeded = responses.filter((r) => r.statusCode === 200)
+    for (const r of responses) assert.ok([200, 409, 503].includes(r.statusCode), r.body)
+    const positions = succeeded.map((r) => Number(r.json().service.position.position_number)).sort((a, b) => a - b)
+    // Each success saw a different step: 2, 3, 4, … with none repeated.
+    assert.deepEqual(positions, Array.from({ length: succeeded.length }, (_, i) => i + 2))
+    const view = ok(await t.post(`/v1/transaction/${o.transaction_id}`))
+    assert.equal(Number(view.service.position.position_number), 1 + succeeded.length)
+    assert.equal(succeeded.length, 20)
+    const stats = ok(await t.post('/v1/service/stats'))
+    const entries = stats.service_stats.find((s: { service: Array<Record<string, unknown>> }) => s.service[0]!.service_name === name).service
+    assert.equal(entries[0].total_orders, 1)
+    assert.equal(entries[20].position_count, 1)
+  })
+
+  it('should race 20 moves that all expect step 1: exactly one succeeds, the rest are position_changed', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    const responses = await Promise.all(Array.from({ length: 20 }, () => move(o.transaction_id, { position_number: 1 })))
+    assert.equal(responses.filter((r) => r.statusCode === 200).length, 1)
+    for (const r of responses.filter((r) => r.statusCode !== 200)) problem(r, 'position_changed')
+    assert.equal(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).service.position.position_number, '2')
+  })
+})

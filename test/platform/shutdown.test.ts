@@ -1,0 +1,247 @@
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import { after, before, describe, it } from 'node:test'
+import { basic, DIALECTS } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
+import { Child, databaseUrl, waitUntilRefused } from '../helpers/processes.js'
+
+const KEY_ID = 'drain_admin'
+const SECRET = 'd'.repeat(43)
+
+interface Answer {
+  status: number
+  headers: http.IncomingHttpHeaders
+  body: string
+}
+
+/**
+ * A request whose headers the server has provably read (it answered `100 Continue`) and whose
+ * body is only partly sent, so it is in flight until `finish()` sends the rest.
+ */
+function startSlowRequest(port: number, path: string, body: string): Promise<{ finish(): void; answer: Promise<Answer> }> {
+  return new Promise((resolveStarted, rejectStarted) => {
+    const payload = Buffer.from(body, 'utf8')
+    const half = Math.floor(payload.length / 2)
+    let settled = false
+    const request = http.request({
+      host: '127.0.0.1',
+      port,
+      path,
+      method: 'POST',
+      agent: false,
+      headers: {
+        authorization: basic(KEY_ID, SECRET),
+        'content-type': 'application/json',
+        'content-length': String(payload.length),
+        expect: '100-continue'
+      }
+    })
+    const answer = new Promise<Answer>((resolve, reject) => {
+      request.on('response', (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => (text += chunk))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
+        response.on('error', reject)
+      })
+      request.on('error', (error) => {
+        if (!settled) rejectStarted(error)
+        reject(error)
+      })
+    })
+    // Awaited by the test later; a rejection before then is not "unhandled".
+    answer.catch(() => {})
+    request.on('continue', () => {
+      request.write(payload.subarray(0, half))
+      settled = true
+      resolveStarted({ finish: () => request.end(payload.subarray(half)), answer })
+    })
+    request.flushHeaders()
+  })
+}
+
+function get(port: number, path: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, agent: false, headers: { authorization: basic(KEY_ID, SECRET) } }, (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => (text += chunk))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
+      })
+      .on('error', reject)
+  })
+}
+
+function post(port: number, path: string, agent: http.Agent): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { authorization: basic(KEY_ID, SECRET) } },
+      (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => (text += chunk))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
+      }
+    )
+    request.on('error', reject)
+    request.end()
+  })
+}
+
+for (const dialect of DIALECTS) {
+  describe(`SIGTERM draining (D-72) [${dialect}]`, () => {
+    let database: TestDatabase
+    let server: Child
+    let port: number
+
+    before(async () => {
+      database = await createTestDatabase(dialect)
+      server = new Child('src/main.ts', [], {
+        PORT: '0',
+        DATABASE_URL: databaseUrl(database),
+        DATA_DIR: database.dataDir,
+        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
+        DISPATCHER: 'off',
+        LOG_LEVEL: 'info'
+      })
+      const listening = await server.waitForLine((line) => line.includes('service-ordering is listening'))
+      port = Number(new URL((JSON.parse(listening) as { url: string }).url).port)
+    })
+
+    after(async () => {
+      await server?.stop()
+      await database?.drop()
+    })
+
+    it('should finish a request in flight, refuse new connections and exit 0', async () => {
+      assert.equal((await get(port, '/healthz')).status, 200)
+      const slow = await startSlowRequest(port, '/v1/service/create', JSON.stringify({ service_name: 'Drained', description: 'step one' }))
+
+      server.kill('SIGTERM')
+      await server.waitForLine((line) => line.includes('shutting down'))
+      // New connections are refused while the request in flight is still open.
+      await waitUntilRefused(port)
+
+      slow.finish()
+      const answer = await slow.answer
+      assert.equal(answer.status, 200, answer.body)
+      assert.equal(answer.headers['content-type'], 'application/json; charset=utf-8')
+      assert.deepEqual(JSON.parse(answer.body), { message: 'successfully created' })
+
+      // Exits 0 well within the 10 s drain window (generous bound for a loaded machine).
+      assert.equal(await server.exit(30_000), 0, server.stderr.join('\n'))
+      assert.ok(server.stdout.some((line) => line.includes('"msg":"stopped"')))
+      for (const line of server.stdout) assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`)
+    })
+  })
+
+  describe(`a second signal while draining (D-72) [${dialect}]`, () => {
+    let database: TestDatabase
+    let server: Child
+
+    before(async () => {
+      database = await createTestDatabase(dialect)
+    })
+
+    after(async () => {
+      await server?.stop()
+      await database?.drop()
+    })
+
+    it('should keep draining: the request in flight still completes and the exit is 0', async () => {
+      server = new Child('src/main.ts', [], {
+        PORT: '0',
+        DATABASE_URL: databaseUrl(database),
+        DATA_DIR: database.dataDir,
+        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
+        DISPATCHER: 'off'
+      })
+      const listening = await server.waitForLine((line) => line.includes('service-ordering is listening'))
+      const port = Number(new URL((JSON.parse(listening) as { url: string }).url).port)
+      const slow = await startSlowRequest(port, '/v1/service/create', JSON.stringify({ service_name: 'Twice signalled', description: 'x' }))
+
+      server.kill('SIGTERM')
+      await server.waitForLine((line) => line.includes('shutting down'))
+      // An impatient supervisor (or a second Ctrl-C) must not cut the requests in flight.
+      server.kill('SIGTERM')
+      server.kill('SIGINT')
+      await waitUntilRefused(port)
+
+      slow.finish()
+      const answer = await slow.answer
+      assert.equal(answer.status, 200, answer.body)
+      assert.deepEqual(JSON.parse(answer.body), { message: 'successfully created' })
+      assert.equal(await server.exit(30_000), 0, server.stderr.join('\n'))
+      assert.equal(server.stdout.filter((line) => line.includes('shutting down')).length, 1)
+    })
+  })
+
+  describe(`a request that never finishes (D-72) [${dialect}]`, () => {
+    let database: TestDatabase
+    let server: Child
+
+    before(async () => {
+      database = await createTestDatabase(dialect)
+    })
+
+    after(async () => {
+      await server?.stop()
+      await database?.drop()
+    })
+
+    it('should be cut after the drain window, and the process still exit 0', async () => {
+      server = new Child('src/main.ts', [], {
+        PORT: '0',
+        DATABASE_URL: databaseUrl(database),
+        DATA_DIR: database.dataDir,
+        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
+        DISPATCHER: 'off'
+      })
+      const listening = await server.waitForLine((line) => line.includes('service-ordering is listening'))
+      const port = Number(new URL((JSON.parse(listening) as { url: string }).url).port)
+      const stuck = await startSlowRequest(port, '/v1/service/create', JSON.stringify({ service_name: 'Never finished', description: 'x' }))
+      server.kill('SIGTERM')
+      // The body is never finished: the server gives up on it after its 10 s drain window.
+      assert.equal(await server.exit(60_000), 0, server.stderr.join('\n'))
+      await assert.rejects(stuck.answer, (error: NodeJS.ErrnoException) => ['ECONNRESET', 'EPIPE'].includes(error.code ?? ''))
+    })
+  })
+
+  describe(`SIGTERM with an idle server [${dialect}]`, () => {
+    let database: TestDatabase
+    let server: Child
+
+    before(async () => {
+      database = await createTestDatabase(dialect)
+    })
+
+    after(async () => {
+      await server?.stop()
+      await database?.drop()
+    })
+
+    it('should exit 0 at once, after answering a request on a kept-alive connection', async () => {
+      server = new Child('src/main.ts', [], {
+        PORT: '0',
+        DATABASE_URL: databaseUrl(database),
+        DATA_DIR: database.dataDir,
+        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
+        DISPATCHER: 'off'
+      })
+      const listening = await server.waitForLine((line) => line.includes('service-ordering is listening'))
+      const port = Number(new URL((JSON.parse(listening) as { url: string }).url).port)
+      // The client keeps its connection open after the answer, as browsers and proxies do.
+      const agent = new http.Agent({ keepAlive: true })
+      const answer = await post(port, '/v1/service/stats', agent)
+      assert.equal(answer.status, 200)
+      assert.equal(answer.headers.connection, 'keep-alive')
+      const started = Date.now()
+      server.kill('SIGTERM')
+      assert.equal(await server.exit(30_000), 0, server.stderr.join('\n'))
+      // Not a timing assertion on speed: only that it did not need the whole drain window.
+      assert.ok(Date.now() - started < 10_000, 'an idle server must not wait for the drain window')
+      agent.destroy()
+    })
+  })
+}

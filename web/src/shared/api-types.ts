@@ -1,0 +1,145 @@
+// The wire shapes the pages read, as the API answers them (api-spec.md, decisions.md). Kept in
+// step with the server's TypeBox schemas by test/e2e/support/api-contract.ts, type-checked by npm test.
+
+/** A problem document (D-20). */
+export interface ProblemDocument {
+  type: string
+  title: string
+  status: number
+  detail: string
+  code: string
+  errors?: Array<{ field: string; message: string }>
+}
+
+export interface ServiceView {
+  service_id: string
+  service_name: string
+  position: { position_number: string; position_description: string; button_title: string; events: Array<{ event: string }> }
+  progress_bar: { total_steps: number; percentage: number }
+}
+
+/** One statistics entry: the first of a service has every field, later ones only four (D-44). */
+export interface StatsEntry {
+  service_name?: string
+  image_title?: string
+  shade?: string
+  position_number?: string
+  description?: string
+  position_count?: number
+  total_orders?: number
+}
+
+export interface StatsResponse {
+  service_stats: Array<{ service: StatsEntry[] }>
+}
+
+export interface ReceiptLine {
+  receipt_id: string | null
+  item_id: string | null
+  title: string | null
+  image_url: string | null
+  price: string
+  quantity: string | null
+}
+
+export interface TransactionView {
+  transaction_id: string
+  transaction_code: string
+  customer_id: string
+  pickup_date_time: string
+  pickup_date: string
+  pickup_time: string
+  delivery_date_time: string
+  delivery_date: string
+  delivery_time: string
+  note: string
+  service: ServiceView
+  status: string
+  receipt: ReceiptLine[]
+  total: string
+}
+
+export interface ListResponse {
+  transactions: TransactionView[]
+  next_cursor: string | null
+}
+
+export interface HistoryEntry {
+  at: string
+  type: string
+  position_number: string
+  description: string
+  actor: string
+}
+
+export interface HistoryResponse {
+  transaction_id: string
+  history: HistoryEntry[]
+}
+
+export interface CreateTransactionResponse {
+  transaction_id: string
+  transaction_code: number
+  service_name: string
+  pickup_date: string
+  pickup_time: string
+  delivery_date: string
+  delivery_time: string
+  note: string
+  status: string
+  total: string
+}
+
+export interface Item {
+  item_id: string
+  title: string
+  image_url: string
+  price: string
+}
+
+export interface ItemsResponse {
+  item: { item_count: number; service_name: string }
+  item_group: Array<{ group: string; item: Item[] }>
+}
+
+export interface ItemResponse extends Item {
+  group: string
+  service_name: string
+}
+
+export interface SearchResponse {
+  customer: Array<{ customer_id: string; customer_name: string; customer_email: string }>
+}
+
+export interface CustomerRecord {
+  customer_id: string
+  first_name: string
+  last_name: string
+  username: string
+  email: string
+  phone: string
+  preference: string
+  address: { street: string; apartment: string; city: string; state: string; zipcode: string }
+}
+
+export interface CustomerCreated {
+  customer_id: string
+  first_name: string
+  last_name: string
+  email: string
+  phone: string
+  payment_customer_id: string
+  address: { street_one: string; street_two: string; city: string; state: string; zip: string }
+}
+
+export interface TrackingLink {
+  tracking_url: string
+}
+
+/** What the public tracking page reads: POST /track/{token}/status. */
+export interface TrackingStatus {
+  service_name: string
+  position: { position_number: string; position_description: string }
+  progress_bar: { total_steps: number; percentage: number }
+  history: Array<{ at: string; type: string; position_number: string; description: string }>
+}
