@@ -1,4 +1,4 @@
-import type { preParsingHookHandler } from 'fastify'
+import type { preParsingHookHandler, preValidationHookHandler } from 'fastify'
 import type { App } from './app-types.js'
 import { problems } from './problems.js'
 
@@ -28,7 +28,13 @@ export function registerBodyParsers(app: App): void {
   app.decorateRequest('rawBody', undefined)
 
   app.addHook('onRoute', (route) => {
-    if (route.method !== 'POST' || route.schema?.body !== undefined) return
+    if (route.method !== 'POST') return
+    if (route.schema?.body !== undefined) {
+      // An operation none of whose body fields is required (list transactions) may be sent with
+      // no body at all, as a careful client of an all-optional filter would expect: it reads as {}.
+      if (!hasRequiredFields(route.schema.body)) route.preValidation = withHook(route.preValidation, emptyBodyAsObject)
+      return
+    }
     // D-23: a body-less operation never looks at the body: without a content type, Fastify hands
     // the payload to no parser and the handler runs at once.
     const ignoreBody: preParsingHookHandler = (request, _reply, payload, done) => {
@@ -38,7 +44,22 @@ export function registerBodyParsers(app: App): void {
       payload.resume()
       done(null, payload)
     }
-    const existing = route.preParsing
-    route.preParsing = existing === undefined ? [ignoreBody] : [...(Array.isArray(existing) ? existing : [existing]), ignoreBody]
+    route.preParsing = withHook(route.preParsing, ignoreBody)
   })
+}
+
+const emptyBodyAsObject: preValidationHookHandler = (request, _reply, done) => {
+  if (request.body === undefined) request.body = {}
+  done()
+}
+
+function hasRequiredFields(schema: unknown): boolean {
+  const required = (schema as { required?: unknown }).required
+  return Array.isArray(required) && required.length > 0
+}
+
+/** A route's hooks of one kind with `hook` appended. */
+function withHook<H>(existing: H | H[] | undefined, hook: H): H[] {
+  if (existing === undefined) return [hook]
+  return Array.isArray(existing) ? [...existing, hook] : [existing, hook]
 }

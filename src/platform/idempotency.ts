@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../common/clock.js'
+import { canonicalJson } from '../common/canonical-json.js'
 import { hmac } from '../common/crypto.js'
 import type { Database } from '../db/database.js'
 import { prepare } from '../db/prepared.js'
@@ -15,7 +16,11 @@ const DAY_MS = 24 * 60 * 60 * 1000
 export interface IdempotencyScope {
   readonly owner: string
   readonly key: string
-  /** Method, path and body: what a repeat must match. Never stored; only its keyed digest is. */
+  /**
+   * Method, path and body: what a repeat must match. The body is compared as canonical JSON, so a
+   * retry that orders its keys differently is still the same request. Never stored; only its keyed
+   * digest is.
+   */
   readonly request: string
 }
 
@@ -36,7 +41,7 @@ export function callerOf(request: FastifyRequest): Caller {
     idempotency: {
       owner: principalKey(request.principal),
       key,
-      request: `${request.method} ${path}\n${JSON.stringify(request.body ?? null)}`
+      request: `${request.method} ${path}\n${canonicalJson(request.body ?? null)}`
     }
   }
 }

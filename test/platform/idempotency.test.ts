@@ -43,6 +43,19 @@ describeEachDialect('Idempotency-Key (D-52, D-21)', (t) => {
     assert.ok(!(await serviceNames()).includes('Fold'))
   })
 
+  it('should replay a retry whose body has the same fields in another order or spacing (canonical JSON)', async () => {
+    const send = (raw: string) =>
+      t.post('/v1/service/create', undefined, { raw, contentType: 'application/json', headers: { 'idempotency-key': 'reordered-1' } })
+    const first = await send('{"service_name":"Dye","description":"Colour","events":["email","text"]}')
+    assert.deepEqual(ok(first), { message: 'successfully created' })
+    const reordered = await send('{ "events": ["email", "text"], "description": "Colour", "service_name": "Dye" }')
+    assert.deepEqual(ok(reordered), { message: 'successfully created' })
+    // Array order is part of the request: another order of events is another body.
+    const otherArray = await send('{"service_name":"Dye","description":"Colour","events":["text","email"]}')
+    problem(otherArray, 'idempotency_key_reused')
+    assert.equal((await serviceNames()).filter((name) => name === 'Dye').length, 1)
+  })
+
   it('should answer 422 idempotency_key_reused for the same key on another path', async () => {
     const headers = { 'idempotency-key': 'path-key-1' }
     ok(await t.post('/v1/service/create', { service_name: 'Mend', description: 'Sew' }, { headers }))

@@ -58,6 +58,14 @@ describeEachDialect('list transactions (D-57)', (t) => {
     assert.deepEqual(body.transactions[0], ok(await t.post(`/v1/transaction/${others[2]}`)))
   })
 
+  it('should read a request with no body as no filters, and still refuse a body that is not an object', async () => {
+    const bodyless = await t.post('/v1/transaction/list')
+    assert.equal(bodyless.headers['content-type'], 'application/json; charset=utf-8')
+    assert.deepEqual(bodyless.json(), ok(await t.post('/v1/transaction/list', {})))
+    problem(await t.post('/v1/transaction/list', null), 'validation_failed', [''])
+    problem(await t.post('/v1/transaction/list', []), 'validation_failed', [''])
+  })
+
   it('should page with limit and next_cursor until null, without gaps or repeats', async () => {
     const seen: string[] = []
     let cursor: string | null = null
