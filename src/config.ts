@@ -52,6 +52,8 @@ export interface Config {
   readonly workers: number
   /** REDIS_URL [unset: per process]: where rate-limit counters are shared between API processes (D-14). */
   readonly redisUrl: string | null
+  /** WORKER_METRICS_PORT [unset: none]: where `service-ordering worker` serves /healthz, /readyz and /metrics. */
+  readonly workerMetricsPort: number | null
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -263,7 +265,8 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolTimeoutMs: integer(env, 'DATABASE_POOL_TIMEOUT_MS', 3000, 1, 600_000),
     databasePoolQueueMax: integer(env, 'DATABASE_POOL_QUEUE_MAX', 1000, 0, 100_000),
     workers: integer(env, 'WORKERS', 1, 1, 64),
-    redisUrl: httpUrl(env, 'REDIS_URL', ['redis:', 'rediss:'])
+    redisUrl: httpUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    workerMetricsPort: text(env, 'WORKER_METRICS_PORT') === undefined ? null : integer(env, 'WORKER_METRICS_PORT', 0, 0, 65535)
   }
   // Several API processes on one SQLite file would queue for its single writer with the event loop
   // blocked (busy_timeout); on `:memory:` each would even have its own database. Scale-out is PostgreSQL's.

@@ -55,10 +55,16 @@ export class Authenticator {
    * a slow hash too, so both failures take about as long. After 10 failures for one e-mail in
    * 15 minutes every attempt is 429 until the window ends (D-14); failures through Basic
    * credentials count as failed sign-ins.
+   *
+   * Each slow check first reserves one failure and gives it back if the password matches, so many
+   * guesses sent at once cannot all pass the limit before any of them has failed: at most 10 are
+   * ever checked. A password the cache already knows needs no reservation: it cannot fail.
    */
   async checkCustomerPassword(rawEmail: string, password: string): Promise<string | null> {
     const email = normalizeEmail(rawEmail)
-    const failures = await this.limiter.exhausted(`signin-fail:${email}`, LIMITS.failedSignInsPerEmail.limit, LIMITS.failedSignInsPerEmail.windowMs)
+    const { limit, windowMs } = LIMITS.failedSignInsPerEmail
+    const failKey = `signin-fail:${email}`
+    const failures = await this.limiter.exhausted(failKey, limit, windowMs)
     if (!failures.allowed) throw problems.rateLimited(failures.retryAfterSeconds)
 
     const login = await this.store.findCustomerLogin(email)
@@ -68,11 +74,17 @@ export class Authenticator {
         if (state === 'refresh') void this.verifyOnce(login.id, login.password_hash, password).catch(() => {})
         return login.id
       }
-      if (await this.verifyOnce(login.id, login.password_hash, password)) return login.id
+    }
+    const reserved = await this.limiter.hit(failKey, limit, windowMs)
+    if (!reserved.allowed) throw problems.rateLimited(reserved.retryAfterSeconds)
+    if (login !== undefined && login.password_hash !== null) {
+      if (await this.verifyOnce(login.id, login.password_hash, password)) {
+        await this.limiter.refund(failKey)
+        return login.id
+      }
     } else {
       await verifyPassword(password, DUMMY_PASSWORD_HASH)
     }
-    await this.limiter.hit(`signin-fail:${email}`, LIMITS.failedSignInsPerEmail.limit, LIMITS.failedSignInsPerEmail.windowMs)
     return null
   }
 

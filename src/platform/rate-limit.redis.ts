@@ -26,6 +26,13 @@ end
 return {count, ttl}
 `
 
+/** Takes back one counted event while the window lives; never below zero. KEYS[1] the counter. */
+const REFUND_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then redis.call('DECR', KEYS[1]) end
+return 0
+`
+
 type WindowCommand = (key: string, windowMs: number, count: '0' | '1') => Promise<[number, number]>
 
 /** What the Redis store is built from. */
@@ -58,6 +65,7 @@ export interface RedisRateLimitOptions {
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis
   private readonly window: WindowCommand
+  private readonly refundCommand: (key: string) => Promise<number>
   private readonly fallback: RateLimiter
   private readonly log: Logger
   private readonly prefix: string
@@ -84,7 +92,9 @@ export class RedisRateLimitStore implements RateLimitStore {
       lazyConnect: false
     })
     this.redis.defineCommand('rateWindow', { numberOfKeys: 1, lua: WINDOW_SCRIPT })
+    this.redis.defineCommand('rateRefund', { numberOfKeys: 1, lua: REFUND_SCRIPT })
     this.window = (this.redis as unknown as { rateWindow: WindowCommand }).rateWindow.bind(this.redis)
+    this.refundCommand = (this.redis as unknown as { rateRefund: (key: string) => Promise<number> }).rateRefund.bind(this.redis)
     // Without a listener ioredis prints every connection error; one warning per outage is enough.
     this.redis.on('error', (error: Error) => this.degrade(error))
     this.redis.on('ready', () => {
@@ -105,6 +115,19 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** Whether `key` has used up `limit` across all processes, without counting. */
   exhausted(key: string, limit: number, windowMs: number): Promise<RateDecision> {
     return this.decide(key, limit, windowMs, '0')
+  }
+
+  /** Takes back one counted event, where it was counted: Redis, or this process while Redis cannot answer. */
+  async refund(key: string): Promise<void> {
+    if (this.redis.status === 'ready') {
+      try {
+        await this.refundCommand(this.redisKey(key))
+        return
+      } catch (error) {
+        this.degrade(error as Error)
+      }
+    }
+    this.fallback.refund(key)
   }
 
   /** Closes the connection (app shutdown). */

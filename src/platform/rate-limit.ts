@@ -17,6 +17,8 @@ export interface RateLimitStore {
   hit(key: string, limit: number, windowMs: number): RateDecision | Promise<RateDecision>
   /** Says whether `key` has already used up `limit`, without counting anything. */
   exhausted(key: string, limit: number, windowMs: number): RateDecision | Promise<RateDecision>
+  /** Takes back one event counted by `hit` in the current window (a reserved attempt that succeeded). */
+  refund(key: string): void | Promise<void>
   /** Releases connections, if any. */
   close?(): Promise<void>
 }
@@ -63,6 +65,12 @@ export class RateLimiter implements RateLimitStore {
   exhausted(key: string, limit: number, windowMs: number): RateDecision {
     const window = this.window(key, windowMs)
     return { ...this.decision(window, limit - 1), allowed: window.count < limit }
+  }
+
+  /** Takes back one event counted by `hit` in the current window. */
+  refund(key: string): void {
+    const window = this.windows.get(key)
+    if (window !== undefined && window.resetAt > this.clock.now() && window.count > 0) window.count -= 1
   }
 
   private sweep(now: number): void {

@@ -126,6 +126,27 @@ describe('RateLimiter (D-14)', () => {
     assert.equal(limiter.exhausted('k', 2, 60_000).allowed, true)
   })
 
+  it('should take back a refunded hit in the live window only, never below zero', () => {
+    const clock = new ManualClock()
+    const limiter = new RateLimiter(clock)
+    limiter.hit('k', 2, 60_000)
+    limiter.hit('k', 2, 60_000)
+    assert.equal(limiter.exhausted('k', 2, 60_000).allowed, false)
+    limiter.refund('k')
+    assert.equal(limiter.exhausted('k', 2, 60_000).allowed, true)
+    limiter.refund('k')
+    limiter.refund('k')
+    assert.equal(limiter.hit('k', 2, 60_000).allowed, true)
+    assert.equal(limiter.hit('k', 2, 60_000).allowed, true)
+    assert.equal(limiter.hit('k', 2, 60_000).allowed, false)
+    // A refund after the window ended changes nothing in the next one.
+    clock.advance(60_000)
+    limiter.refund('k')
+    limiter.refund('nothing')
+    assert.equal(limiter.hit('k', 1, 60_000).allowed, true)
+    assert.equal(limiter.hit('k', 1, 60_000).allowed, false)
+  })
+
   it('should count keys apart', () => {
     const limiter = new RateLimiter(new ManualClock())
     limiter.hit('a', 1, 60_000)

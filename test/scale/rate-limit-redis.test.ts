@@ -126,6 +126,22 @@ describe('RedisRateLimitStore against Redis (issue 10, D-14)', { skip: SKIP_REDI
     assert.ok(ttl > 50_000 && ttl <= 60_000, `the window's expiry is set with its first count (${ttl} ms)`)
   })
 
+  it('should take back a refunded event for every process, never below zero (D-14 reservations)', async () => {
+    const [one, two] = [shared(), shared()]
+    await Promise.all([ready(one), ready(two)])
+    const key = `signin-fail:${randomBytes(4).toString('hex')}@example.com`
+    for (let i = 0; i < 10; i++) await one.hit(key, 10, 60_000)
+    assert.equal((await two.exhausted(key, 10, 60_000)).allowed, false)
+    await two.refund(key)
+    assert.equal((await one.exhausted(key, 10, 60_000)).allowed, true)
+    assert.equal((await one.hit(key, 10, 60_000)).allowed, true)
+    assert.equal((await two.hit(key, 10, 60_000)).allowed, false)
+    const fresh = `signin-fail:${randomBytes(4).toString('hex')}@example.com`
+    await one.refund(fresh)
+    assert.equal((await one.hit(fresh, 1, 60_000)).allowed, true, 'a refund of nothing leaves no negative count')
+    assert.equal(one.fallbacks + two.fallbacks, 0)
+  })
+
   it('should check without counting, like the in-memory limiter', async () => {
     const s = shared()
     await ready(s)

@@ -8,6 +8,7 @@ import { loadCardKey } from '../payments/card-key.js'
 import { createDispatcher } from './index.js'
 import { outboxOperations, type OutboxListRow } from './outbox.operations.js'
 import type { OutboxStatus } from './outbox.table.js'
+import { startWorkerHttp, workerMetrics, type WorkerHttp } from './worker-http.js'
 
 /** Usage lines of the commands below, for cli.ts's help text. */
 export const NOTIFICATIONS_USAGE = `  worker                                      run the event dispatcher alone, until SIGTERM or SIGINT
@@ -23,11 +24,15 @@ export type UsageErrorFactory = (message: string) => Error
 export async function runWorker(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel)
   const database = openDatabase(config)
+  let http: WorkerHttp | undefined
   try {
     await migrateToLatest(database.db, database.dialect)
+    // Registered before the dispatcher is made, so it counts into the registry /metrics serves.
+    const metrics = workerMetrics(database)
     const dispatcher = createDispatcher({ settings: config, database, dataKey: loadCardKey(config), logger })
+    if (config.workerMetricsPort !== null) http = await startWorkerHttp(config, config.workerMetricsPort, database, metrics, logger)
     dispatcher.start()
-    logger.info({ dispatcher: dispatcher.id, database: config.database.kind }, 'outbox dispatcher is running')
+    logger.info({ dispatcher: dispatcher.id, database: config.database.kind, metrics: http?.url ?? null }, 'outbox dispatcher is running')
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'))
       process.once('SIGINT', () => resolve('SIGINT'))
@@ -36,6 +41,7 @@ export async function runWorker(config: Config): Promise<void> {
     await dispatcher.stop({ drainMs: 20_000 })
     logger.info('stopped')
   } finally {
+    await http?.close()
     await database.close()
   }
 }

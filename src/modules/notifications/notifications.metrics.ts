@@ -66,8 +66,8 @@ export function registerOutboxMetrics(metrics: Metrics, database: Database): Out
 }
 
 /**
- * The counters an app registered for this database; else counters of their own registry (the
- * `worker` process serves no /metrics, the API's backlog gauge still shows its progress).
+ * The counters an app (or a `worker`, worker-http.ts) registered for this database; else counters
+ * of a registry nobody serves (a dispatcher started alone in a test).
  */
 export function outboxCountersFor(database: Database): OutboxCounters {
   return (

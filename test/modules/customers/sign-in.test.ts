@@ -98,6 +98,30 @@ describeEachDialect(
       assert.deepEqual(ok(await signIn({ email: victim.email, password: victim.password })), { status: 'success', customer_id: victim.id })
     })
 
+    it('should check at most 10 passwords of one e-mail even when 40 guesses arrive at once (D-14)', async () => {
+      const victim = await customerWithPassword(t, 'the burst victim password')
+      const answers = await Promise.all(Array.from({ length: 40 }, (_unused, i) => signIn({ email: victim.email, password: `burst guess ${i}` })))
+      const statuses = answers.map((answer) => answer.statusCode)
+      assert.equal(statuses.filter((status) => status === 401).length, 10, statuses.join(' '))
+      assert.equal(statuses.filter((status) => status === 429).length, 30, statuses.join(' '))
+      for (const answer of answers) {
+        if (answer.statusCode === 429) assert.ok(Number(answer.headers['retry-after']) > 0)
+      }
+      problem(await signIn({ email: victim.email, password: victim.password }), 'rate_limited')
+    })
+
+    it('should not count a right password among the 10 failures', async () => {
+      const victim = await customerWithPassword(t, 'the patient customer password')
+      for (let i = 0; i < 9; i++) problem(await signIn({ email: victim.email, password: `slip ${i}` }), 'invalid_login')
+      // Each right sign-in reserves the tenth failure while its password is checked, then gives it back.
+      for (let i = 0; i < 5; i++) {
+        t.clock.advance(61_000) // past the 60 s credential cache, so every one is checked again
+        assert.deepEqual(ok(await signIn({ email: victim.email, password: victim.password })), { status: 'success', customer_id: victim.id })
+      }
+      problem(await signIn({ email: victim.email, password: 'the tenth slip' }), 'invalid_login')
+      problem(await signIn({ email: victim.email, password: victim.password }), 'rate_limited')
+    })
+
     it('should count failed Basic credentials of a customer as failed sign-ins', async () => {
       const victim = await customerWithPassword(t, 'basic victim password')
       for (let i = 0; i < 10; i++) {

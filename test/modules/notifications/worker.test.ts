@@ -44,6 +44,38 @@ describeEachDialect('service-ordering worker and outbox commands (D-61, D-90)', 
     }
   })
 
+  it('should serve its own /metrics, /healthz and /readyz on WORKER_METRICS_PORT, counting its deliveries (D-71)', async () => {
+    const order = await insertOrderFixture(t)
+    await enqueue(t, stepMessages(order, 1, ['trak']), Date.now())
+    // Port 0: the system picks a free one, and the start line names it.
+    const worker = new Cli(['worker'], cliEnv(t, { WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: SECRET, WORKER_METRICS_PORT: '0' }))
+    try {
+      await waitFor('the worker to deliver the row', async () => (await outboxRows(t))[0]?.status === 'delivered', 60_000)
+      const started = /"metrics":"(http:\/\/127\.0\.0\.1:\d+)"[^\n]*"msg":"outbox dispatcher is running"/.exec(worker.stdout.join('\n'))
+      assert.ok(started !== null, worker.output)
+      const base = started[1]!
+
+      const metrics = await fetch(`${base}/metrics`)
+      assert.equal(metrics.status, 200)
+      assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/)
+      const text = await metrics.text()
+      assert.match(text, /^outbox_deliveries_total\{channel="trak"\} 1$/m)
+      assert.match(text, /^outbox_backlog\{channel="trak",status="pending"\} 0$/m)
+
+      assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: 'ok' })
+      assert.deepEqual(await (await fetch(`${base}/readyz`)).json(), { status: 'ready' })
+      const unknown = await fetch(`${base}/v1/service/stats`, { method: 'POST' })
+      assert.equal(unknown.status, 404)
+      assert.equal(unknown.headers.get('content-type'), 'application/problem+json; charset=utf-8')
+      assert.equal(((await unknown.json()) as { code: string }).code, 'route_not_found')
+
+      worker.kill('SIGTERM')
+      assert.equal(await worker.exited, 0, worker.output)
+    } finally {
+      worker.kill('SIGKILL')
+    }
+  })
+
   it('should lose nothing when the worker is killed in the middle of a delivery', async () => {
     const order = await insertOrderFixture(t)
     await enqueue(t, stepMessages(order, 1, ['trak']), Date.now())

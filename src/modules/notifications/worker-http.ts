@@ -1,0 +1,39 @@
+import Fastify, { type FastifyBaseLogger } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Logger } from 'pino'
+import type { Config } from '../../config.js'
+import type { Database } from '../../db/database.js'
+import type { App } from '../../platform/app-types.js'
+import { registerErrorHandling } from '../../platform/error-handler.js'
+import { registerHealth } from '../../platform/health.js'
+import { Metrics } from '../../platform/metrics.js'
+import { registerOutboxMetrics } from './notifications.metrics.js'
+
+/** The worker's own HTTP listener, once listening. */
+export interface WorkerHttp {
+  readonly url: string
+  close(): Promise<void>
+}
+
+/**
+ * Registers the outbox series for a `worker` process on a registry of its own, so the dispatcher it
+ * starts next counts into it (outboxCountersFor). Call before createDispatcher.
+ */
+export function workerMetrics(database: Database): Metrics {
+  const metrics = new Metrics()
+  registerOutboxMetrics(metrics, database)
+  return metrics
+}
+
+/**
+ * `/healthz`, `/readyz` and `/metrics` of a `worker` process on WORKER_METRICS_PORT (D-61, D-71):
+ * its delivery, failure and dead-letter counters exist only in its memory, so each worker is
+ * scraped on its own, as each API process is. No /v1 routes and no credentials.
+ */
+export async function startWorkerHttp(config: Config, port: number, database: Database, metrics: Metrics, logger: Logger): Promise<WorkerHttp> {
+  const app: App = Fastify({ loggerInstance: logger as FastifyBaseLogger, disableRequestLogging: true }).withTypeProvider<TypeBoxTypeProvider>()
+  registerErrorHandling(app, database.dialect)
+  registerHealth(app, database, metrics)
+  const url = await app.listen({ host: config.host, port })
+  return { url, close: () => app.close() }
+}
