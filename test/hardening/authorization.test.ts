@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict'
-import { before, it } from 'node:test'
+import { before, describe, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import { basic, describeEachDialect, type TestApp } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
-import { D12, Fixtures, ROUTES, type Access, type Example, type Person, type RouteSpec } from '../helpers/route-catalogue.js'
+import { accessOfCell, DECISIONS_FILE, parseD12, readD12 } from '../helpers/d12-table.js'
+import { D12, D12_EXTENSIONS, D12_SOURCE, D12_WRITTEN, Fixtures, ROUTES, type Access, type Example, type Person, type RouteSpec } from '../helpers/route-catalogue.js'
 import { changedTables, snapshot, tableNames } from '../helpers/state.js'
 
 /** The callers of issue 8, part 2. */
 const CALLERS = ['no credentials', 'wrong secret', 'revoked key', 'app', 'customer on own data', "customer on another's data", 'staff', 'admin'] as const
 type Caller = (typeof CALLERS)[number]
 
-/** What a caller is answered, derived from the D-12 table (route-catalogue.ts), never from the code. */
+/** What a caller is answered, derived from the D-12 table of decisions.md (d12-table.ts), never from the code. */
 type Expected = { status: 200 } | { status: 401 | 403 | 404; code: 'unauthenticated' | 'forbidden' | 'customer_not_found' | 'transaction_not_found' } | { status: 200; empty: true }
 
 function expected(route: RouteSpec, caller: Caller): Expected {
@@ -41,6 +42,36 @@ function expected(route: RouteSpec, caller: Caller): Expected {
       return cell(row.staff, true)
   }
 }
+
+process.stdout.write(
+  D12_SOURCE === 'decisions.md'
+    ? `# authorization: D-12 read from ${DECISIONS_FILE}\n`
+    : `# authorization: ${DECISIONS_FILE} is not beside this clone; D-12 taken from the copy in route-catalogue.ts\n`
+)
+
+describe('the table the authorization suite runs on (D-12)', () => {
+  it('should read each kind of cell D-12 writes, and refuse one it does not know', () => {
+    assert.equal(accessOfCell('yes'), 'yes')
+    assert.equal(accessOfCell(' no '), 'no')
+    assert.equal(accessOfCell('own record only'), 'own')
+    assert.equal(accessOfCell('own only'), 'own')
+    assert.equal(accessOfCell('own, open'), 'own')
+    assert.equal(accessOfCell('own, open; only `note`, `pickup_timestamp`, `delivery_timestamp` (others: 403)'), 'own')
+    assert.equal(accessOfCell('own `customer_id` only (else 403)'), 'own-else-403')
+    assert.throws(() => accessOfCell('sometimes'), /cannot read the cell/)
+    const table = parseD12('- D-12 Who:\n\n| operation | app | customer | staff |\n|---|---|---|---|\n| a, b | yes | no | yes |\n| c | no | own only | yes |\n\n- D-13 …')
+    assert.deepEqual(table, { 'a, b': { app: 'yes', customer: 'no', staff: 'yes' }, c: { app: 'no', customer: 'own', staff: 'yes' } })
+  })
+
+  it('should cover every row of D-12 in decisions.md with a route, and every route with a row', { skip: D12_SOURCE === 'copy' ? `${DECISIONS_FILE} is not beside this clone` : false }, () => {
+    const rows = readD12()!
+    // The copy the route catalogue was written with still says what decisions.md says.
+    assert.deepEqual(rows, D12_WRITTEN)
+    const used = new Set(ROUTES.map((route) => route.who as string))
+    for (const row of Object.keys(rows)) assert.ok(used.has(row), `no route is tested for the D-12 row "${row}"`)
+    for (const row of used) assert.ok(row in rows || row in D12_EXTENSIONS, `route row "${row}" is not in D-12`)
+  })
+})
 
 describeEachDialect('who may call what: every route × every caller, from the table of D-12 (issue 8)', (t: TestApp) => {
   let fx: Fixtures

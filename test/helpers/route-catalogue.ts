@@ -2,26 +2,24 @@ import assert from 'node:assert/strict'
 import { sha256Hex } from '../../src/common/crypto.js'
 import { newSecret } from '../../src/common/ids.js'
 import type { TestApp } from './app.js'
+import { readD12, type Access, type CallerClass, type D12Table } from './d12-table.js'
+
+export type { Access, CallerClass } from './d12-table.js'
 import { createCustomer, createItem, createOrder, createService } from './factories.js'
 
 /**
  * Every /v1 operation in one place, for the hardening suites (issue 8): its path, whether it takes
- * a body, who may call it (D-12, written here from decisions.md, not read from the code) and a
+ * a body, who may call it (D-12, read from decisions.md, never from the code) and a
  * factory for a request that succeeds. The fuzz suite mutates these requests; the authorization
  * suite sends them as every kind of caller.
  */
 
-/** The caller classes of D-12. */
-export type CallerClass = 'app' | 'customer' | 'staff'
-
 /**
- * One cell of D-12: `yes`; `no` (403); `own` (a customer's own records only: another's is 404 as
- * a missing one, D-11); `own-else-403` (create transaction: another customer's id is 403).
+ * The table of D-12 as this suite was written against it, row by row. The suite runs on the table
+ * read from decisions.md itself (d12-table.ts) whenever that file is beside the clone, as in CI,
+ * and a test checks that this copy still says the same; the copy only stands in where it is not.
  */
-export type Access = 'yes' | 'no' | 'own' | 'own-else-403'
-
-/** The table of D-12, row by row, as decisions.md writes it; issue 9 added the tracking links. */
-export const D12 = {
+const D12_AS_WRITTEN = {
   'sign in, request password reset, confirm password reset, create customer': { app: 'yes', customer: 'yes', staff: 'yes' },
   'get service step, get items': { app: 'yes', customer: 'yes', staff: 'yes' },
   'get customer, update customer': { app: 'no', customer: 'own', staff: 'yes' },
@@ -31,12 +29,25 @@ export const D12 = {
   'get transaction, transaction history, list transactions': { app: 'no', customer: 'own', staff: 'yes' },
   'update transaction': { app: 'no', customer: 'own', staff: 'yes' },
   'add to receipt, remove from receipt': { app: 'no', customer: 'own', staff: 'yes' },
-  'move transaction': { app: 'no', customer: 'no', staff: 'yes' },
-  // Issue 9: "Customers (their own transactions) and staff; not app keys."
+  'move transaction': { app: 'no', customer: 'no', staff: 'yes' }
+} as const satisfies Record<string, Record<CallerClass, Access>>
+
+/**
+ * Our ruling for the tracking links of issue 9, which D-12 does not list: like reading a
+ * transaction (customers their own, staff), but not app keys, since a link shows a transaction.
+ */
+const EXTENSIONS = {
   'get tracking link, renew tracking link': { app: 'no', customer: 'own', staff: 'yes' }
 } as const satisfies Record<string, Record<CallerClass, Access>>
 
-export type D12Row = keyof typeof D12
+/** D-12 from decisions.md when it is beside the clone, else the copy above. */
+const FROM_DECISIONS = readD12()
+export const D12_SOURCE: 'decisions.md' | 'copy' = FROM_DECISIONS === undefined ? 'copy' : 'decisions.md'
+export const D12_WRITTEN: D12Table = D12_AS_WRITTEN
+export const D12_EXTENSIONS: D12Table = EXTENSIONS
+export const D12 = { ...(FROM_DECISIONS ?? D12_AS_WRITTEN), ...EXTENSIONS } as Record<D12Row, Record<CallerClass, Access>>
+
+export type D12Row = keyof typeof D12_AS_WRITTEN | keyof typeof EXTENSIONS
 
 /** A customer with Basic credentials. */
 export interface Person {
