@@ -10,8 +10,7 @@ export type GaugeSource = () => Promise<Array<{ labels: Record<string, string>; 
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
 interface RouteStats {
-  labels: { route: string; method: string }
-  statuses: Map<number, number>
+  labels: { route: string; method: string; status: string }
   buckets: Float64Array
   sum: number
   count: number
@@ -58,9 +57,7 @@ export class Metrics {
 
   private requestValues(): MetricValue[] {
     const values: MetricValue[] = []
-    for (const stats of this.routes.values()) {
-      for (const [status, value] of stats.statuses) values.push({ value, labels: { ...stats.labels, status: String(status) } })
-    }
+    for (const stats of this.routes.values()) values.push({ value: stats.count, labels: stats.labels })
     return values
   }
 
@@ -80,15 +77,14 @@ export class Metrics {
     return values
   }
 
-  /** Records one answered request. */
+  /** Records one answered request (D-71: counts and durations by route, method and status). */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const key = `${method} ${route}`
+    const key = `${method} ${status} ${route}`
     let stats = this.routes.get(key)
     if (stats === undefined) {
-      stats = { labels: { route, method }, statuses: new Map(), buckets: new Float64Array(DURATION_BUCKETS.length), sum: 0, count: 0 }
+      stats = { labels: { route, method, status: String(status) }, buckets: new Float64Array(DURATION_BUCKETS.length), sum: 0, count: 0 }
       this.routes.set(key, stats)
     }
-    stats.statuses.set(status, (stats.statuses.get(status) ?? 0) + 1)
     let bucket = 0
     while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++
     if (bucket < DURATION_BUCKETS.length) stats.buckets[bucket]! += 1

@@ -77,11 +77,13 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     assert.equal(delta('http_requests_total{route="unmatched",method="GET",status="405"}'), 1)
     // The scrape before this one was counted too.
     assert.equal(delta('http_requests_total{route="/metrics",method="GET",status="200"}'), 1)
-    assert.equal(delta('http_request_duration_seconds_count{route="/v1/service/stats",method="POST"}'), 3)
+    // Durations by route and status too (D-71): a slow 401 is told apart from a slow 200.
+    assert.equal(delta('http_request_duration_seconds_count{route="/v1/service/stats",method="POST",status="200"}'), 2)
+    assert.equal(delta('http_request_duration_seconds_count{route="/v1/service/stats",method="POST",status="401"}'), 1)
     assert.match(after, /^# TYPE http_requests_total counter$/m)
     assert.match(after, /^# TYPE http_request_duration_seconds histogram$/m)
-    assert.match(after, /^http_request_duration_seconds_bucket\{le="\+Inf",route="\/v1\/service\/stats",method="POST"\} \d+$/m)
-    assert.ok(sample(after, 'http_request_duration_seconds_sum{route="/v1/service/stats",method="POST"}') > 0)
+    assert.match(after, /^http_request_duration_seconds_bucket\{le="\+Inf",route="\/v1\/service\/stats",method="POST",status="200"\} \d+$/m)
+    assert.ok(sample(after, 'http_request_duration_seconds_sum{route="/v1/service/stats",method="POST",status="200"}') > 0)
   })
 
   it('should serve an OpenAPI 3.1 document without credentials', () => {
