@@ -18,6 +18,11 @@ export interface Database {
   readonly unitOfWork: UnitOfWork
   /** Listeners told of every SQL text executed; tests count queries with them. */
   readonly queries: QueryListeners
+  /**
+   * A number that changes whenever any connection commits a change (versioned-memo.ts); null where
+   * there is no cheap way to tell (PostgreSQL, an in-memory SQLite database).
+   */
+  readonly dataVersion: (() => number) | null
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
   close(): Promise<void>
@@ -46,12 +51,16 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
     readerConnection === null
       ? { rows: async <R>(text: string, parameters: readonly unknown[]) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows as R[] }
       : sqliteRunner(new StatementCache(readerConnection), queries)
+  // SQLite's data_version, read on the reader: it changes when any other connection (this
+  // process's writer included) commits. The writer's own commits would not show on the writer.
+  const dataVersionStatement = readerConnection?.prepare('pragma data_version').pluck()
   return {
     db,
     dialect: sqliteDialect,
     reader,
     unitOfWork: new SqliteGroupCommit(db),
     queries,
+    dataVersion: dataVersionStatement === undefined ? null : () => dataVersionStatement.get() as number,
     ping: async () => {
       await sql`select 1`.execute(db)
     },
@@ -78,6 +87,7 @@ function openPostgres(settings: DatabaseSettings, url: string): Database {
     reader: postgresRunner(pool, queries),
     unitOfWork: postgresUnitOfWork(db, postgresDialect),
     queries,
+    dataVersion: null,
     ping: async () => {
       await pool.query('select 1')
     },

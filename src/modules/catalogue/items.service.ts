@@ -2,6 +2,7 @@ import type { Static } from 'typebox'
 import type { Clock } from '../../common/clock.js'
 import { wholeNumber } from '../../common/numbers.js'
 import type { Database } from '../../db/database.js'
+import { VersionedMemo } from '../../db/versioned-memo.js'
 import type { Caller, Writes } from '../../platform/idempotency.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import type { CreateItemBody, ItemResponse, ItemsResponse, RemoveItemBody, UpdateItemBody } from './items.schemas.js'
@@ -37,6 +38,8 @@ function groupOf(raw: string): string {
 export class ItemsService {
   private readonly items: ItemsRepository
   private readonly services: ServicesRepository
+  // Get items is polled by every app screen and changes only with the catalogue.
+  private readonly lists: VersionedMemo<Static<typeof ItemsResponse>>
 
   constructor(
     private readonly database: Database,
@@ -45,13 +48,17 @@ export class ItemsService {
   ) {
     this.items = itemsRepository(database.db)
     this.services = servicesRepository(database.db, database.dialect)
+    this.lists = new VersionedMemo(database.dataVersion)
   }
 
   /** The visible items of a service, grouped (spec Get items). */
   async list(serviceName: string): Promise<Static<typeof ItemsResponse>> {
-    const rows = await this.items.ofService(this.database.reader, serviceNameKey(serviceName))
-    if (rows.length === 0) throw problems.serviceNotFound()
-    return toItemsView(rows)
+    const key = serviceNameKey(serviceName)
+    return this.lists.get(key, async () => {
+      const rows = await this.items.ofService(this.database.reader, key)
+      if (rows.length === 0) throw problems.serviceNotFound()
+      return toItemsView(rows)
+    })
   }
 
   async create(body: CreateItemBody, caller: Caller): Promise<Static<typeof ItemResponse>> {

@@ -3,6 +3,7 @@ import type { Clock } from '../../common/clock.js'
 import { newId } from '../../common/ids.js'
 import { wholeNumber } from '../../common/numbers.js'
 import type { Database } from '../../db/database.js'
+import { VersionedMemo } from '../../db/versioned-memo.js'
 import type { Caller, Writes } from '../../platform/idempotency.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { CatalogueTexts } from './catalogue-texts.js'
@@ -30,6 +31,8 @@ function positionOf(value: number | string, field: string): number {
 export class ServicesService {
   private readonly repo: ServicesRepository
   private readonly texts: CatalogueTexts
+  // Statistics are polled by every staff board; between two order changes the answer is the same.
+  private readonly statistics: VersionedMemo<Static<typeof StatsResponse>>
 
   constructor(
     private readonly database: Database,
@@ -38,6 +41,7 @@ export class ServicesService {
   ) {
     this.repo = servicesRepository(database.db, database.dialect)
     this.texts = new CatalogueTexts(database.db)
+    this.statistics = new VersionedMemo(database.dataVersion, 1)
   }
 
   /** Creates a service whose step 1 is `description` (spec Create service, D-40, D-41). */
@@ -128,7 +132,11 @@ export class ServicesService {
   }
 
   /** Per-step order counts of every service (spec Get service statistics, D-44). */
-  async stats(): Promise<Static<typeof StatsResponse>> {
+  stats(): Promise<Static<typeof StatsResponse>> {
+    return this.statistics.get('all', () => this.readStats())
+  }
+
+  private async readStats(): Promise<Static<typeof StatsResponse>> {
     const counters = await this.repo.counters(this.database.reader)
     const texts = await this.texts.of(this.database.reader, counters.map((row) => row.step_id))
     return toStatsView(

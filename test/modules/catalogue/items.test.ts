@@ -3,6 +3,7 @@ import { before, it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createItem, createOrder, createService } from '../../helpers/factories.js'
+import { openDatabase } from '../../../src/db/database.js'
 
 describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
   let customerAuth = ''
@@ -194,6 +195,25 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
     problem(await t.post('/v1/item/update', { item_id: towel, price: 1 }), 'item_not_found')
     problem(await t.post('/v1/item/remove', { item_id: towel }), 'item_not_found')
     problem(await t.post('/v1/receipt/add', { transaction_id: order.transaction_id, item_id: towel }), 'item_not_found')
+  })
+
+  it('should answer the items as they are now when another connection (another process) changed them', async () => {
+    await createService(t, 'Pressing', [{ description: 'Pressed' }])
+    const created = ok(await t.post('/v1/item/create', { service_name: 'Pressing', title: 'Tie', price: 300 }))
+    const titles = async () => ok(await t.post('/v1/service/Pressing')).item_group.flatMap((g: { item: Array<{ title: string }> }) => g.item.map((i) => i.title))
+    assert.deepEqual(await titles(), ['Tie'])
+    assert.deepEqual(await titles(), ['Tie'])
+    // A connection of its own, as the CLI or another process has: not through this app.
+    const other = openDatabase(t.config)
+    try {
+      await other.db.updateTable('items').set({ title: 'Bow tie' }).where('id', '=', Number(created.item_id)).execute()
+    } finally {
+      await other.close()
+    }
+    assert.deepEqual(await titles(), ['Bow tie'])
+    // And through this app, after an answer was kept.
+    ok(await t.post('/v1/item/update', { item_id: created.item_id, title: 'Cravat' }))
+    assert.deepEqual(await titles(), ['Cravat'])
   })
 
   it('should answer 404 service_not_found for get items of an unknown service', async () => {

@@ -3,6 +3,7 @@ import { it } from 'node:test'
 import { describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
+import { openDatabase } from '../../../src/db/database.js'
 
 type Entry = Record<string, unknown>
 
@@ -192,25 +193,52 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
   }
 
   it('should read statistics in one query of counters for 1 service and for 30 services with orders', async () => {
+    // SQLite: an answer is kept until the database changes (data_version); PostgreSQL reads every time.
+    const memo = t.database.dataVersion !== null
+    const customer = await createCustomer(t)
     await createService(t, 'Service 1', [{ description: 'A' }, { description: 'B' }])
     // Right after the catalogue changed, the step texts are loaded once more: two queries.
     const first = await statsQueries()
     assert.equal(first.queries.length, 2, first.queries.join('\n'))
+    assert.equal((await statsQueries()).queries.length, memo ? 0 : 1)
+    // An order changes only counters: one query of counters, the texts are known.
+    await createOrder(t, customer.id, 'Service 1')
     const one = await statsQueries()
     assert.equal(one.services, 1)
     assert.equal(one.queries.length, 1, one.queries.join('\n'))
     assert.doesNotMatch(one.queries[0]!, /\bdescription\b|\borders\b/)
 
-    const customer = await createCustomer(t)
     for (let i = 2; i <= 30; i++) {
       await createService(t, `Service ${i}`, [{ description: 'A' }, { description: 'B' }, { description: 'C' }])
     }
     for (let i = 1; i <= 30; i += 3) await createOrder(t, customer.id, `Service ${i}`)
     assert.equal((await statsQueries()).queries.length, 2)
+    await createOrder(t, customer.id, 'Service 30')
     const thirty = await statsQueries()
     assert.equal(thirty.services, 30)
     assert.deepEqual(thirty.queries, one.queries)
     const body = ok(await t.post('/v1/service/stats'))
-    assert.equal(body.service_stats.reduce((sum: number, s: { service: Entry[] }) => sum + (s.service[0]!.total_orders as number), 0), 10)
+    assert.equal(body.service_stats.reduce((sum: number, s: { service: Entry[] }) => sum + (s.service[0]!.total_orders as number), 0), 12)
+  })
+
+  it('should answer the database as it is now when another connection (another process) changed it', async () => {
+    await createService(t, 'Elsewhere', [{ description: 'Only' }])
+    const count = async () => {
+      const body = ok(await t.post('/v1/service/stats'))
+      const service = body.service_stats.find((s: { service: Entry[] }) => s.service[0]!.service_name === 'Elsewhere')
+      return service.service[0]!.position_count as number
+    }
+    assert.equal(await count(), 0)
+    assert.equal(await count(), 0)
+    // A second connection of its own, as the CLI or another process has: not through this app.
+    const other = openDatabase(t.config)
+    try {
+      await other.db.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '+', 7) })).where('description', '=', 'Only').execute()
+      assert.equal(await count(), 7)
+      await other.db.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '-', 7) })).where('description', '=', 'Only').execute()
+      assert.equal(await count(), 0)
+    } finally {
+      await other.close()
+    }
   })
 })
