@@ -1,6 +1,8 @@
 import type { preParsingHookHandler, preValidationHookHandler } from 'fastify'
 import type { App } from './app-types.js'
-import { problems } from './problems.js'
+import { invalidField, problems } from './problems.js'
+
+const POISONING_MESSAGE = 'must not have a "__proto__" key, or a "constructor" key holding "prototype", at any depth'
 
 /** D-70: request bodies are at most 64 KiB. */
 export const BODY_LIMIT = 64 * 1024
@@ -17,7 +19,12 @@ export function registerBodyParsers(app: App): void {
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (request, body, done) => {
     const text = body as string
     request.rawBody = text
-    parseJson(request, text, done)
+    parseJson(request, text, (error, value) => {
+      // The parser refuses valid JSON that would poison prototypes with the same error as broken
+      // JSON; only on that failure path, tell the two apart and say what is wrong.
+      if (error !== null && isJson(text)) return done(invalidField('', POISONING_MESSAGE), undefined)
+      done(error, value)
+    })
   })
 
   // Anything that is not JSON. Reached only by operations that take a body (see onRoute below).
@@ -51,6 +58,15 @@ export function registerBodyParsers(app: App): void {
 const emptyBodyAsObject: preValidationHookHandler = (request, _reply, done) => {
   if (request.body === undefined) request.body = {}
   done()
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function hasRequiredFields(schema: unknown): boolean {

@@ -52,6 +52,20 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
     exactly(await t.post('/v1/service/create', undefined, { raw: '  \n ', contentType: 'application/json' }), 'invalid_json', INVALID_JSON)
   })
 
+  it('should answer 400 validation_failed, not invalid_json, for JSON that would poison prototypes, changing nothing', async () => {
+    const message = 'must not have a "__proto__" key, or a "constructor" key holding "prototype", at any depth'
+    for (const raw of [
+      '{"service_name":"Poison","description":"x","__proto__":{"admin":true}}',
+      '{"service_name":"Poison","description":"x","events":[{"constructor":{"prototype":{"admin":true}}}]}'
+    ]) {
+      const response = await t.post('/v1/service/create', undefined, { raw, contentType: 'application/json' })
+      exactly(response, 'validation_failed', `The request is invalid: body ${message}.`, [{ field: '', message }])
+    }
+    problem(await t.post('/v1/service/Poison/1'), 'service_not_found')
+    // A key merely named constructor is an ordinary (unknown) field.
+    ok(await t.post('/v1/service/create', undefined, { raw: '{"service_name":"Plain","description":"x","constructor":1}', contentType: 'application/json' }))
+  })
+
   // validation_failed
 
   it('should answer 400 validation_failed naming a missing field', async () => {
