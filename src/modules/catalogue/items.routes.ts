@@ -1,5 +1,6 @@
 import type { App } from '../../platform/app-types.js'
 import { callerOf } from '../../platform/idempotency.js'
+import { sendKept } from '../../platform/kept-body.js'
 import { operation } from '../../platform/schemas.js'
 import { CreateItemBody, ItemResponse, ItemsResponse, RemoveItemBody, UpdateItemBody } from './items.schemas.js'
 import type { ItemsService } from './items.service.js'
@@ -21,7 +22,7 @@ export function itemReadRoutes(app: App, items: ItemsService): void {
         problems: ['service_not_found']
       })
     },
-    (request) => items.list(request.params.service_name)
+    async (request, reply) => sendKept(reply, await items.list(request.params.service_name))
   )
 }
 

@@ -1,5 +1,6 @@
 import type { App } from '../../platform/app-types.js'
 import { callerOf } from '../../platform/idempotency.js'
+import { sendKept } from '../../platform/kept-body.js'
 import { operation } from '../../platform/schemas.js'
 import {
   AddStepBody,
@@ -104,6 +105,6 @@ export function serviceStaffRoutes(app: App, services: ServicesService): void {
         problems: []
       })
     },
-    () => services.stats()
+    async (_request, reply) => sendKept(reply, await services.stats())
   )
 }
