@@ -162,7 +162,9 @@ export async function startApiServer(options: ServerOptions): Promise<Child> {
       DISPATCHER: 'off',
       SQLITE_SYNCHRONOUS: options.synchronous,
       WORKERS: String(options.workers ?? 1),
-      ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {})
+      ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
+      // As `npm start` and the image run it: two glibc malloc arenas (MALLOC_ARENA_MAX=0 here: glibc's default).
+      ...(process.env.MALLOC_ARENA_MAX === '0' ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' })
     }
   })
   try {
