@@ -67,25 +67,25 @@ export class Authenticator {
     const failures = await this.limiter.exhausted(failKey, limit, windowMs)
     if (!failures.allowed) throw problems.rateLimited(failures.retryAfterSeconds)
 
-    const login = await this.store.findCustomerLogin(email)
-    if (login !== undefined && login.password_hash !== null) {
-      const state = this.cache.check(login.id, login.password_hash, password)
+    const found = await this.store.findCustomerLogin(email)
+    // A customer without a password cannot authenticate (D-10): checked like an unknown e-mail.
+    const login = found?.password_hash == null ? undefined : { id: found.id, hash: found.password_hash }
+    if (login !== undefined) {
+      const state = this.cache.check(login.id, login.hash, password)
       if (state !== 'miss') {
-        if (state === 'refresh') void this.verifyOnce(login.id, login.password_hash, password).catch(() => {})
+        if (state === 'refresh') void this.verifyOnce(login.id, login.hash, password).catch(() => {})
         return login.id
       }
     }
     const reserved = await this.limiter.hit(failKey, limit, windowMs)
     if (!reserved.allowed) throw problems.rateLimited(reserved.retryAfterSeconds)
-    if (login !== undefined && login.password_hash !== null) {
-      if (await this.verifyOnce(login.id, login.password_hash, password)) {
-        await this.limiter.refund(failKey)
-        return login.id
-      }
-    } else {
+    if (login === undefined) {
       await verifyPassword(password, DUMMY_PASSWORD_HASH)
+      return null
     }
-    return null
+    if (!(await this.verifyOnce(login.id, login.hash, password))) return null
+    await this.limiter.refund(failKey)
+    return login.id
   }
 
   /**
