@@ -1,4 +1,4 @@
-import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely } from 'kysely'
+import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder } from 'kysely'
 import type { DB } from './schema.js'
 
 /**
@@ -19,6 +19,12 @@ export interface Dialect {
   binaryText(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
   /** Serialises a rare, racy start-up step across processes until the transaction ends. */
   lockForTransaction(trx: Kysely<DB>, key: number): Promise<void>
+  /**
+   * An aggregate over the rows in scope: one JSON text holding an array of `[values…]` per row,
+   * ordered by `orderBy`, `[]` when there is none. One text instead of a row per child keeps a
+   * parent's columns from being sent and decoded again for every child (the full view, issue 7).
+   */
+  jsonArrayRows(values: readonly Expression<unknown>[], orderBy: Expression<unknown>): RawBuilder<string>
   /** True when the error is a unique-constraint violation. */
   isUniqueViolation(error: unknown): boolean
   /** True when the error means the database cannot be reached or is overloaded (503, D-21). */
@@ -61,6 +67,8 @@ export const sqliteDialect: Dialect = {
   binaryText: (column) => column,
   // Every SQLite write transaction already holds the database's one write lock (begin immediate).
   lockForTransaction: async () => {},
+  // ORDER BY inside an aggregate: SQLite 3.44 and later (better-sqlite3 bundles its own, newer).
+  jsonArrayRows: (values, orderBy) => sql<string>`json_group_array(json_array(${sql.join(values)}) order by ${orderBy})`,
   isUniqueViolation: (error) => {
     const code = errorCode(error)
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
@@ -97,6 +105,9 @@ export const postgresDialect: Dialect = {
   lockForTransaction: async (trx, key) => {
     await sql`select pg_advisory_xact_lock(${key})`.execute(trx)
   },
+  // As text, like SQLite's: node-postgres would otherwise parse json itself, and callers parse once.
+  jsonArrayRows: (values, orderBy) =>
+    sql<string>`coalesce(json_agg(json_build_array(${sql.join(values)}) order by ${orderBy}), '[]')::text`,
   isUniqueViolation: (error) => errorCode(error) === '23505',
   isUnavailable: (error) => {
     const code = errorCode(error) ?? ''

@@ -10,7 +10,7 @@ import { serviceNameKey } from '../catalogue/names.js'
 import { wholeInRange } from './order-rules.js'
 import { fullViewSelect } from './orders.repository.js'
 import type { ListBody, ListResponse } from './orders.schemas.js'
-import { toTransactionViews, type FullViewRow } from './orders.views.js'
+import { toTransactionView, type FullViewRow } from './orders.views.js'
 
 interface Filters {
   customerId?: string
@@ -63,7 +63,7 @@ export class OrdersList {
         if (shape.includes('status')) ids = ids.where('o.status', '=', p('status')!)
         if (shape.includes('before')) ids = ids.where('o.id', '<', p('before')!)
         const page = ids.orderBy('o.id', 'desc').limit(sql.lit(limit))
-        return fullViewSelect(db).where('orders.id', 'in', page).orderBy('orders.id', 'desc').orderBy('receipt_lines.id')
+        return fullViewSelect(db, this.database.dialect).where('orders.id', 'in', page).orderBy('orders.id', 'desc')
       })
       this.compiled.set(key, query)
     }
@@ -86,10 +86,9 @@ export class OrdersList {
     if (body.cursor !== undefined) filters.before = decodeCursor(body.cursor)
 
     const rows = await this.query(filters).rows(this.database.reader, filters)
-    const views = toTransactionViews(rows, this.time)
-    if (views.length <= limit) return { transactions: views, next_cursor: null }
     // One more than the page was read to know whether another page exists.
-    const lastId = [...new Set(rows.map((row) => row.id))][limit - 1]!
-    return { transactions: views.slice(0, limit), next_cursor: encodeCursor(lastId) }
+    const page = rows.length > limit ? rows.slice(0, limit) : rows
+    const views = page.map((row) => toTransactionView(row, this.time))
+    return { transactions: views, next_cursor: rows.length > limit ? encodeCursor(page[limit - 1]!.id) : null }
   }
 }

@@ -1,4 +1,4 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely'
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare, type QueryTarget } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
@@ -31,16 +31,27 @@ export interface StepTarget {
   events: string
 }
 
-type FullViewQuery = SelectQueryBuilder<DB, 'orders' | 'services' | 'service_steps' | 'receipt_lines' | 'items', FullViewRow>
+type FullViewQuery = SelectQueryBuilder<DB, 'orders' | 'services' | 'service_steps', FullViewRow>
 
-/** The joins and columns every full view is read with: one query per order, no N+1 (issue 5). */
-export function fullViewSelect(db: Kysely<DB>): FullViewQuery {
+/**
+ * The joins and columns every full view is read with: one query and one row per order, its receipt
+ * lines as one JSON text (`ReceiptLineTuple`s by line id), so no N+1 and no order columns repeated
+ * per line (issue 5, issue 7).
+ */
+export function fullViewSelect(db: Kysely<DB>, dialect: Dialect): FullViewQuery {
+  const lines = db
+    .selectFrom('receipt_lines as l')
+    .innerJoin('items as i', 'i.id', 'l.item_id')
+    .where('l.order_id', '=', sql.ref<number>('orders.id'))
+    .select(
+      dialect
+        .jsonArrayRows([sql.ref('l.id'), sql.ref('l.item_id'), sql.ref('l.quantity'), sql.ref('l.unit_price_cents'), sql.ref('i.title'), sql.ref('i.image_url')], sql.ref('l.id'))
+        .as('receipt_lines')
+    )
   return db
     .selectFrom('orders')
     .innerJoin('services', 'services.id', 'orders.service_id')
     .innerJoin('service_steps', 'service_steps.id', 'orders.step_id')
-    .leftJoin('receipt_lines', 'receipt_lines.order_id', 'orders.id')
-    .leftJoin('items', 'items.id', 'receipt_lines.item_id')
     .select([
       'orders.id',
       'orders.public_id',
@@ -57,12 +68,7 @@ export function fullViewSelect(db: Kysely<DB>): FullViewQuery {
       'service_steps.description',
       'service_steps.button_title',
       'service_steps.events',
-      'receipt_lines.id as line_id',
-      'receipt_lines.item_id',
-      'receipt_lines.quantity',
-      'receipt_lines.unit_price_cents',
-      'items.title as item_title',
-      'items.image_url as item_image_url'
+      lines.as('receipt_lines')
     ]) as unknown as FullViewQuery
 }
 
@@ -71,9 +77,7 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
   const locks = dialect.supportsRowLocks
 
   const q = {
-    fullView: prepare<{ publicId: string }, FullViewRow>(db, (db, p) =>
-      fullViewSelect(db).where('orders.public_id', '=', p('publicId')).orderBy('receipt_lines.id')
-    ),
+    fullView: prepare<{ publicId: string }, FullViewRow>(db, (db, p) => fullViewSelect(db, dialect).where('orders.public_id', '=', p('publicId'))),
 
     // The order joined with its step and service. On PostgreSQL it is read only after the rows are
     // locked by the two statements below: a lock taken inside a join would re-check a concurrently
@@ -209,8 +213,14 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
   }
 
   return {
-    /** The full view rows of one order (ordered by receipt line), or none. */
-    fullView: (target: QueryTarget, publicId: string) => q.fullView.rows(target, { publicId }),
+    /** The full view row of one order, if there is one. */
+    fullView: (target: QueryTarget, publicId: string) => q.fullView.first(target, { publicId }),
+    /** The full view row of an order this transaction has locked (and so must find). */
+    lockedFullView: async (trx: Kysely<DB>, publicId: string): Promise<FullViewRow> => {
+      const row = await q.fullView.first(trx, { publicId })
+      if (row === undefined) throw new Error('a locked order was not found in its own transaction')
+      return row
+    },
     /** The order for the rest of the transaction: its row locked, its service shared (PostgreSQL). */
     lock: async (trx: Kysely<DB>, publicId: string): Promise<LockedOrder | undefined> => {
       if (locks) {

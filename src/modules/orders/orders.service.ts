@@ -102,10 +102,10 @@ export class OrdersService {
 
   /** The full view (spec Get transaction), in one query. */
   async get(publicId: string, principal: Principal): Promise<View> {
-    const rows = await this.orders.fullView(this.database.reader, publicId)
-    if (rows.length === 0) throw problems.transactionNotFound()
-    assertVisible(rows[0]!.customer_id, principal)
-    return toTransactionView(rows, this.time)
+    const order = await this.orders.fullView(this.database.reader, publicId)
+    if (order === undefined) throw problems.transactionNotFound()
+    assertVisible(order.customer_id, principal)
+    return toTransactionView(order, this.time)
   }
 
   /** Changes the fields sent (D-53); customers only their own open orders' note and times. */
@@ -219,7 +219,7 @@ export class OrdersService {
         await this.orders.setStep(trx, order.id, order.step_id, 'closed', now)
         await this.orders.addHistory(trx, { orderId: order.id, at: now, type: 'closed', position: order.position, description: order.step_description, actor })
       }
-      return toTransactionView(await this.orders.fullView(trx, order.public_id), this.time)
+      return toTransactionView(await this.orders.lockedFullView(trx, order.public_id), this.time)
     })
   }
 

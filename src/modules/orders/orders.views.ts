@@ -5,7 +5,10 @@ import { toServiceView } from '../catalogue/services.views.js'
 import type { CreateTransactionResponse, HistoryResponse, TransactionView, UpdateTransactionResponse } from './orders.schemas.js'
 import type { HistoryType, OrderStatus } from './orders.table.js'
 
-/** One row of the full-view query: the order at its step, joined with one receipt line (or none). */
+/** One receipt line in the full-view row's JSON: id, item id, quantity, unit price in cents, title, image. */
+export type ReceiptLineTuple = [number, number, number, number, string, string]
+
+/** One row of the full-view query: the order at its step, its receipt lines as JSON text. */
 export interface FullViewRow {
   id: number
   public_id: string
@@ -22,12 +25,8 @@ export interface FullViewRow {
   description: string
   button_title: string
   events: string
-  line_id: number | null
-  item_id: number | null
-  quantity: number | null
-  unit_price_cents: number | null
-  item_title: string | null
-  item_image_url: string | null
+  /** `ReceiptLineTuple[]` as JSON, ordered by line id; `[]` for an empty receipt. */
+  receipt_lines: string
 }
 
 type Line = Static<typeof TransactionView>['receipt'][number]
@@ -37,25 +36,25 @@ const EMPTY_RECEIPT: readonly Line[] = [
 ]
 
 /**
- * Spec "Transaction (full view)" from the rows of one order (ordered by receipt line id):
- * amounts summed in integer cents and formatted only here (D-54), dates in TIME_ZONE (D-51).
+ * Spec "Transaction (full view)" from its full-view row: amounts summed in integer cents and
+ * formatted only here (D-54), dates in TIME_ZONE (D-51).
  */
-export function toTransactionView(rows: readonly FullViewRow[], time: TimeFormatter): Static<typeof TransactionView> {
-  const order = rows[0]!
-  const receipt: Line[] = []
+export function toTransactionView(order: FullViewRow, time: TimeFormatter): Static<typeof TransactionView> {
+  const lines = JSON.parse(order.receipt_lines) as ReceiptLineTuple[]
+  const receipt: Line[] = new Array(lines.length)
   let totalCents = 0
-  for (const row of rows) {
-    if (row.line_id === null) continue
-    const cents = row.unit_price_cents! * row.quantity!
+  for (let i = 0; i < lines.length; i++) {
+    const [lineId, itemId, quantity, unitPriceCents, title, imageUrl] = lines[i]!
+    const cents = unitPriceCents * quantity
     totalCents += cents
-    receipt.push({
-      receipt_id: String(row.line_id),
-      item_id: String(row.item_id),
-      title: row.item_title,
-      image_url: row.item_image_url,
+    receipt[i] = {
+      receipt_id: String(lineId),
+      item_id: String(itemId),
+      title,
+      image_url: imageUrl,
       price: formatCents(cents),
-      quantity: String(row.quantity)
-    })
+      quantity: String(quantity)
+    }
   }
   const pickup = time.all(order.pickup_at)
   const delivery = time.all(order.delivery_at)
@@ -75,19 +74,6 @@ export function toTransactionView(rows: readonly FullViewRow[], time: TimeFormat
     receipt: receipt.length === 0 ? [...EMPTY_RECEIPT] : receipt,
     total: formatCents(totalCents)
   }
-}
-
-/** Groups full-view rows of several orders (each order's rows adjacent) into views, in row order. */
-export function toTransactionViews(rows: readonly FullViewRow[], time: TimeFormatter): Static<typeof TransactionView>[] {
-  const views: Static<typeof TransactionView>[] = []
-  let start = 0
-  for (let i = 1; i <= rows.length; i++) {
-    if (i === rows.length || rows[i]!.id !== rows[start]!.id) {
-      views.push(toTransactionView(rows.slice(start, i), time))
-      start = i
-    }
-  }
-  return views
 }
 
 /** What the short views are made from. */

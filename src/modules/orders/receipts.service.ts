@@ -55,7 +55,7 @@ export class ReceiptsService {
         description: `Added ${quantity} × ${item.title}`,
         actor: actorOf(caller.principal)
       })
-      return toTransactionView(await this.orders.fullView(trx, order.public_id), this.time)
+      return toTransactionView(await this.orders.lockedFullView(trx, order.public_id), this.time)
     })
   }
 
@@ -78,7 +78,7 @@ export class ReceiptsService {
         description: `Removed 1 × ${line.title}`,
         actor: actorOf(caller.principal)
       })
-      return toTransactionView(await this.orders.fullView(trx, order.public_id), this.time)
+      return toTransactionView(await this.orders.lockedFullView(trx, order.public_id), this.time)
     })
   }
 }
