@@ -4,7 +4,7 @@ import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js'
 import { kyselyPostgresPool, openPostgresPool, postgresRunner } from './postgres.js'
 import { QueryListeners, type QueryRunner } from './query-runner.js'
 import type { DB } from './schema.js'
-import { kyselySqliteDatabase, openSqliteConnection, openSqliteReader, sqliteRunner, StatementCache } from './sqlite.js'
+import { kyselySqliteDatabase, openSqliteConnection, openSqliteReader, SqliteReadSnapshot, sqliteRunner, StatementCache } from './sqlite.js'
 import { postgresUnitOfWork, SqliteGroupCommit, type UnitOfWork } from './unit-of-work.js'
 
 /** An open database: the writer, the reader for hot queries, and the unit of work for use cases. */
@@ -41,18 +41,22 @@ function logTo(queries: QueryListeners) {
 function openSqlite(settings: DatabaseSettings, file: string): Database {
   const queries = new QueryListeners()
   const writer = openSqliteConnection(file, settings.sqliteSynchronous)
-  const db = new Kysely<DB>({
-    dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, new StatementCache(writer)) }),
-    log: logTo(queries)
-  })
   // An in-memory database has no file a second connection could open; its reads share the writer.
   const readerConnection = file === ':memory:' ? null : openSqliteReader(file)
+  const snapshot = readerConnection === null ? null : new SqliteReadSnapshot(readerConnection)
+  // A write ends the reader's snapshot, so a read after it (in this turn too) sees it.
+  const endSnapshot = snapshot === null ? undefined : () => snapshot.release()
+  const db = new Kysely<DB>({
+    dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, new StatementCache(writer), endSnapshot) }),
+    log: logTo(queries)
+  })
   const reader: QueryRunner =
-    readerConnection === null
+    readerConnection === null || snapshot === null
       ? { rows: async <R>(text: string, parameters: readonly unknown[]) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows as R[] }
-      : sqliteRunner(new StatementCache(readerConnection), queries)
+      : sqliteRunner(new StatementCache(readerConnection), queries, snapshot)
   // SQLite's data_version, read on the reader: it changes when any other connection (this
   // process's writer included) commits. The writer's own commits would not show on the writer.
+  // Read inside the turn's snapshot, so it names the data the turn's reads see.
   const dataVersionStatement = readerConnection?.prepare('pragma data_version').pluck()
   return {
     db,
@@ -60,11 +64,18 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
     reader,
     unitOfWork: new SqliteGroupCommit(db),
     queries,
-    dataVersion: dataVersionStatement === undefined ? null : () => dataVersionStatement.get() as number,
+    dataVersion:
+      dataVersionStatement === undefined || snapshot === null
+        ? null
+        : () => {
+            snapshot.enter()
+            return dataVersionStatement.get() as number
+          },
     ping: async () => {
       await sql`select 1`.execute(db)
     },
     close: async () => {
+      snapshot?.release()
       readerConnection?.close()
       await db.destroy()
     }

@@ -55,9 +55,13 @@ export function openSqliteReader(file: string): BetterSqlite3.Database {
  * Kysely opens transactions with a plain `begin`; it is made `begin immediate` so a second process
  * (the CLI, another server) waits for the write lock at the start instead of failing mid-way.
  */
-export function kyselySqliteDatabase(connection: BetterSqlite3.Database, cache: StatementCache): SqliteDatabase {
+export function kyselySqliteDatabase(connection: BetterSqlite3.Database, cache: StatementCache, beforeStatement?: () => void): SqliteDatabase {
   return {
-    prepare: (sqlText: string) => cache.get(sqlText === 'begin' ? 'begin immediate' : sqlText),
+    prepare: (sqlText: string) => {
+      // Kysely runs each statement right after preparing it.
+      beforeStatement?.()
+      return cache.get(sqlText === 'begin' ? 'begin immediate' : sqlText)
+    },
     close: () => connection.close()
   }
 }
@@ -74,13 +78,62 @@ function rowMapper(columns: readonly { name: string }[]): RowMapper {
   return new Function('values', `return { ${fields} }`) as RowMapper
 }
 
+/**
+ * One read snapshot per turn of the event loop on the read-only connection. Outside a transaction
+ * SQLite opens and closes a read transaction around every statement (a WAL read lock, a size check
+ * and an unlock: three system calls, about 2 µs, more than a small indexed query itself). Here the
+ * first read of a turn begins a transaction and the turn's check phase ends it (setImmediate), so
+ * the reads of all the requests handled in one turn share one snapshot.
+ *
+ * How old a snapshot can be: while one is open its pending release keeps the event loop from
+ * waiting for I/O, so no snapshot spans a wait. A request is read from its socket after the wait
+ * it arrived in, and the snapshot it reads was taken after that wait (or, if it was taken in the
+ * previous turn's check phase, microseconds before it, with no waiting between). A client that saw
+ * another process commit and then sent its request reads that commit, unless all of that happened
+ * within those microseconds (no client round trip is that fast). This process's own
+ * writes are seen at once: every statement on the writer connection ends the snapshot first
+ * (`kyselySqliteDatabase`), so the next read takes a new one. A snapshot held for one turn delays
+ * no writer (WAL), and a checkpoint by at most one turn.
+ */
+export class SqliteReadSnapshot {
+  private open = false
+  private readonly begin: Statement
+  private readonly end: Statement
+  private readonly endLater = () => this.release()
+
+  constructor(private readonly connection: BetterSqlite3.Database) {
+    this.begin = connection.prepare('begin')
+    this.end = connection.prepare('commit')
+  }
+
+  /** Makes sure the statements run next read this turn's snapshot. */
+  enter(): void {
+    if (this.open || !this.connection.open) return
+    this.begin.run()
+    this.open = true
+    setImmediate(this.endLater)
+  }
+
+  /** Ends the turn's snapshot (also before the connection is closed). */
+  release(): void {
+    if (!this.open) return
+    this.open = false
+    try {
+      if (this.connection.inTransaction) this.end.run()
+    } catch {
+      // The connection was closed under it: there is no snapshot left to end.
+    }
+  }
+}
+
 /** Reads through cached statements of a read-only connection, in raw mode with compiled row mappers. */
-export function sqliteRunner(cache: StatementCache, listeners: QueryListeners): QueryRunner {
+export function sqliteRunner(cache: StatementCache, listeners: QueryListeners, snapshot: SqliteReadSnapshot): QueryRunner {
   const mappers = new WeakMap<Statement, RowMapper>()
   return {
     rows<R>(sqlText: string, parameters: readonly unknown[]): Promise<R[]> {
       if (listeners.active) listeners.emit(sqlText)
       try {
+        snapshot.enter()
         const statement = cache.get(sqlText)
         let mapper = mappers.get(statement)
         if (mapper === undefined) {

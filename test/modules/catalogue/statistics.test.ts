@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { it } from 'node:test'
 import { describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
@@ -233,9 +234,13 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
     // A second connection of its own, as the CLI or another process has: not through this app.
     const other = openDatabase(t.config)
     try {
+      // A request sent after another process committed arrives in a later turn of the event loop;
+      // within one turn the reader keeps one snapshot (SqliteReadSnapshot).
       await other.db.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '+', 7) })).where('description', '=', 'Only').execute()
+      await nextTurn()
       assert.equal(await count(), 7)
       await other.db.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '-', 7) })).where('description', '=', 'Only').execute()
+      await nextTurn()
       assert.equal(await count(), 0)
     } finally {
       await other.close()
