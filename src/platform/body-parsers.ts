@@ -45,6 +45,11 @@ export function registerBodyParsers(app: App): void {
     // D-23: a body-less operation never looks at the body: without a content type, Fastify hands
     // the payload to no parser and the handler runs at once.
     const ignoreBody: preParsingHookHandler = (request, _reply, payload, done) => {
+      const headers = request.headers
+      // The usual case, no body at all: nothing to hide or drain.
+      if (headers['content-type'] === undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
+        return done(null, payload)
+      }
       delete request.headers['content-type']
       delete request.headers['content-length']
       delete request.headers['transfer-encoding']
