@@ -7,6 +7,7 @@ import * as m0004 from './migrations/0004_orders.js'
 import * as m0005 from './migrations/0005_outbox.js'
 import * as m0006 from './migrations/0006_tracking.js'
 import * as m0007 from './migrations/0007_items_visible_index.js'
+import * as m0008 from './migrations/0008_customer_name_prefixes.js'
 import type { DB } from './schema.js'
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> }
@@ -19,10 +20,12 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0004_orders': m0004,
   '0005_outbox': m0005,
   '0006_tracking': m0006,
-  '0007_items_visible_index': m0007
+  '0007_items_visible_index': m0007,
+  '0008_customer_name_prefixes': m0008
 }
 
-function provider(dialect: Dialect): MigrationProvider {
+/** The migrations of this code base for one dialect, for Kysely's Migrator (tests migrate part-way with it). */
+export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
       return Object.fromEntries(
@@ -38,7 +41,7 @@ function provider(dialect: Dialect): MigrationProvider {
  * Returns the names of the migrations this call applied.
  */
 export async function migrateToLatest(db: Kysely<DB>, dialect: Dialect): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: provider(dialect) })
+  const migrator = new Migrator({ db, provider: migrationProvider(dialect) })
   const run = () => migrator.migrateToLatest()
   const { error, results } = dialect.name === 'sqlite' ? await underSqliteWriteLock(db, run) : await run()
   if (error !== undefined) throw error instanceof Error ? error : new Error(String(error))

@@ -23,6 +23,18 @@ export interface CustomersTable {
   updated_at: number
 }
 
+/**
+ * `customer_name_prefixes`: each 1 to 8 code-point prefix of a customer's lower-cased first and
+ * last name, with the hit's sort keys, for one-word search (D-33). Written only by triggers on
+ * `customers` (migration 0008); read by search.repository.ts.
+ */
+export interface CustomerNamePrefixesTable {
+  prefix: string
+  last_name_lc: string
+  first_name_lc: string
+  customer_id: string
+}
+
 /** `password_reset_tokens`: single-use, one-hour tokens, stored hashed (D-36). */
 export interface PasswordResetTokensTable {
   token_hash: string

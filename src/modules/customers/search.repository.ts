@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { NAME_PREFIX_MAX } from '../../db/migrations/0008_customer_name_prefixes.js'
 import { prepare, type Param, type PreparedQuery } from '../../db/prepared.js'
 import type { QueryRunner } from '../../db/query-runner.js'
 import type { DB } from '../../db/schema.js'
@@ -41,22 +42,51 @@ function branch(db: Kysely<DB>, p: Param<SearchParams>, limit: number, driver: N
   return db.selectFrom(query.orderBy('first_name_lc').orderBy('id').limit(sql.lit(limit)).as('b')).select(['id', 'last_name_lc', 'first_name_lc'])
 }
 
+type OneWordParams = { prefix: string; from: string; to: string }
+
 /**
- * D-33 for one or two words (queryWords leaves no word starting another, so no name starts with
- * two of them and a hit needs one word per name: more than two words never match). One word: the
- * last names in its range (bounded by `limit`) and the first names in its range (an index-only
- * range scan and a top-`limit` sort). Two words: first name in one word's range and last name in
- * the other's, both ways, each an ordered last-name index scan. The union is ordered once more and
- * only its hits are read from the table.
+ * D-33 for one word: its hits are one range of `customer_name_prefixes` (migration 0008), already
+ * in result order, read until the limit, then their names and e-mail from the table. The range
+ * filter matters only for a word longer than the prefixes kept; for any other it holds for every
+ * row of the prefix.
  */
-function searchQuery(db: Kysely<DB>, words: 1 | 2, limit: number): PreparedQuery<SearchParams, SearchRow> {
+function oneWordQuery(db: Kysely<DB>, limit: number): PreparedQuery<OneWordParams, SearchRow> {
+  return prepare<OneWordParams, SearchRow>(db, (db, p) => {
+    const hits = db
+      .selectFrom('customer_name_prefixes')
+      .select(['customer_id as id', 'last_name_lc', 'first_name_lc'])
+      .where('prefix', '=', p('prefix'))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('first_name_lc', '>=', p('from')), eb('first_name_lc', '<', p('to'))]),
+          eb.and([eb('last_name_lc', '>=', p('from')), eb('last_name_lc', '<', p('to'))])
+        ])
+      )
+      .orderBy('last_name_lc')
+      .orderBy('first_name_lc')
+      .orderBy('customer_id')
+      .limit(sql.lit(limit))
+    return db
+      .selectFrom(hits.as('h'))
+      .innerJoin('customers as c', 'c.id', 'h.id')
+      .select(['c.id', 'c.first_name', 'c.last_name', 'c.email'])
+      .orderBy('h.last_name_lc')
+      .orderBy('h.first_name_lc')
+      .orderBy('h.id')
+  })
+}
+
+/**
+ * D-33 for two words (queryWords leaves no word starting another, so no name starts with two of
+ * them and a hit needs one word per name: more than two words never match): first name in one
+ * word's range and last name in the other's, both ways, each an ordered last-name index scan. The
+ * union is ordered once more and only its hits are read from the table.
+ */
+function twoWordQuery(db: Kysely<DB>, limit: number): PreparedQuery<SearchParams, SearchRow> {
   return prepare<SearchParams, SearchRow>(db, (db, p) => {
-    const hits =
-      words === 1
-        ? branch(db, p, limit, 'last_name_lc', 0).union(branch(db, p, limit, 'first_name_lc', 0))
-        : branch(db, p, limit, 'last_name_lc', 0, { column: 'first_name_lc', word: 1 }).union(
-            branch(db, p, limit, 'last_name_lc', 1, { column: 'first_name_lc', word: 0 })
-          )
+    const hits = branch(db, p, limit, 'last_name_lc', 0, { column: 'first_name_lc', word: 1 }).union(
+      branch(db, p, limit, 'last_name_lc', 1, { column: 'first_name_lc', word: 0 })
+    )
     return db
       .selectFrom(hits.as('h'))
       .innerJoin('customers as c', 'c.id', 'h.id')
@@ -74,24 +104,22 @@ function searchQuery(db: Kysely<DB>, words: 1 | 2, limit: number): PreparedQuery
  * bounded top-N sorts, about 1.5 to 2.5 times faster than with a bound parameter (BENCHMARKS.md).
  */
 export function searchRepository(db: Kysely<DB>) {
-  const compiled = new Map<string, PreparedQuery<SearchParams, SearchRow>>()
-  const query = (words: 1 | 2, limit: number) => {
-    const key = `${words}:${limit}`
-    let prepared = compiled.get(key)
-    if (prepared === undefined) {
-      prepared = searchQuery(db, words, limit)
-      compiled.set(key, prepared)
-    }
-    return prepared
-  }
+  const oneWord = new Map<number, PreparedQuery<OneWordParams, SearchRow>>()
+  const twoWords = new Map<number, PreparedQuery<SearchParams, SearchRow>>()
 
   return {
     /** Hits for one or two word ranges, read outside any transaction. */
     search(runner: QueryRunner, ranges: readonly [PrefixRange] | readonly [PrefixRange, PrefixRange], limit: number): Promise<SearchRow[]> {
       const [first, second] = ranges
-      return second === undefined
-        ? query(1, limit).rows(runner, { from0: first.from, to0: first.to, from1: '', to1: '' })
-        : query(2, limit).rows(runner, { from0: first.from, to0: first.to, from1: second.from, to1: second.to })
+      if (second === undefined) {
+        let query = oneWord.get(limit)
+        if (query === undefined) oneWord.set(limit, (query = oneWordQuery(db, limit)))
+        const prefix = [...first.from].slice(0, NAME_PREFIX_MAX).join('')
+        return query.rows(runner, { prefix, from: first.from, to: first.to })
+      }
+      let query = twoWords.get(limit)
+      if (query === undefined) twoWords.set(limit, (query = twoWordQuery(db, limit)))
+      return query.rows(runner, { from0: first.from, to0: first.to, from1: second.from, to1: second.to })
     }
   }
 }

@@ -53,7 +53,13 @@ describeEachDialect('search customers (D-33)', (t) => {
       'Zoe Émond',
       'Cher',
       'Anna Karenina',
-      'Bob van der Berg'
+      'Bob van der Berg',
+      // Longer than the 8 code points of a kept prefix (migration 0008), sharing those 8.
+      'Maximilian Schwarzenegger',
+      'Maximiliane Schwarzkopf',
+      'Maximilia Schwarzer',
+      // Outside the Basic Multilingual Plane: prefixes count code points, not UTF-16 units.
+      '𝒜lice Ünal'
     ]
     for (const name of names) {
       const created = await createCustomer(t)
@@ -132,7 +138,10 @@ describeEachDialect('search customers (D-33)', (t) => {
   it('should follow renames at once', async () => {
     const anna = people.find((p) => p.first === 'Anna')!
     await updateCustomer(t, { customer_id: anna.id, customer_name: 'Anna Xylophone' })
+    anna.last = 'Xylophone'
     assert.deepEqual(ok(await search({ query: 'karenina' })), { customer: [] })
+    // Every prefix of the old last name is gone, every prefix of the new one there (migration 0008).
+    for (const word of ['k', 'ka', 'karenin', 'karenina']) assert.deepEqual(ok(await search({ query: word })), expected(matches(word)), word)
     assert.deepEqual(ok(await search({ query: 'xyl' })), { customer: [{ customer_id: anna.id, customer_name: 'Anna Xylophone', customer_email: anna.email }] })
   })
 
@@ -159,6 +168,31 @@ describeEachDialect('search customers (D-33)', (t) => {
     for (const limit of [0, 101, -1, '0', '101', 1.5, 'ten', '', null, true]) {
       problem(await search({ query: 'jo', limit }), 'validation_failed', ['/limit'])
     }
+  })
+
+  it('should find exactly the customers each prefix of each name starts, one to twelve code points long', async () => {
+    const words = new Set<string>()
+    for (const p of people) {
+      for (const name of [p.first, p.last]) {
+        const points = [...name.toLowerCase()]
+        for (let n = 1; n <= Math.min(points.length, 12); n++) words.add(points.slice(0, n).join(''))
+      }
+    }
+    assert.ok(words.size > 100)
+    for (const word of words) {
+      assert.deepEqual(ok(await search({ query: word, limit: 100 })), expected(matches(word), 100), word)
+    }
+  })
+
+  it('should tell names apart after the eighth code point', async () => {
+    const names = async (query: string) => ok(await search({ query })).customer.map((c: { customer_name: string }) => c.customer_name)
+    assert.deepEqual(await names('maximilian'), ['Maximilian Schwarzenegger', 'Maximiliane Schwarzkopf'])
+    assert.deepEqual(await names('schwarzen'), ['Maximilian Schwarzenegger'])
+    assert.deepEqual(await names('schwarzk'), ['Maximiliane Schwarzkopf'])
+    assert.deepEqual(await names('schwarz'), ['Maximilian Schwarzenegger', 'Maximilia Schwarzer', 'Maximiliane Schwarzkopf'])
+    assert.deepEqual(await names('maximiliane schwarzkopf'), ['Maximiliane Schwarzkopf'])
+    assert.deepEqual(await names('𝒜'), ['𝒜lice Ünal'])
+    assert.deepEqual(await names('ü'), ['𝒜lice Ünal'])
   })
 
   it('should read the hits with one query', async () => {

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { Migrator, type Kysely } from 'kysely'
+import { DIALECTS } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
+import { databaseUrl } from '../helpers/processes.js'
+import { loadConfig } from '../../src/config.js'
+import { openDatabase, type Database } from '../../src/db/database.js'
+import { migrateToLatest, migrationProvider } from '../../src/db/migrator.js'
+import type { DB } from '../../src/db/schema.js'
+
+// What migration 0008 promises: each 1 to 8 code-point prefix of each lower-cased name, once.
+function expectedRows(id: string, first: string, last: string): string[] {
+  const rows = new Set<string>()
+  for (const name of [first, last]) {
+    const points = [...name]
+    for (let n = 1; n <= Math.min(points.length, 8); n++) rows.add(`${points.slice(0, n).join('')}|${last}|${first}|${id}`)
+  }
+  return [...rows].sort()
+}
+
+async function rowsOf(db: Kysely<DB>, id: string): Promise<string[]> {
+  const rows = await db.selectFrom('customer_name_prefixes').selectAll().where('customer_id', '=', id).execute()
+  return rows.map((r) => `${r.prefix}|${r.last_name_lc}|${r.first_name_lc}|${r.customer_id}`).sort()
+}
+
+function customer(id: string, first: string, last: string) {
+  return {
+    id,
+    email: `${id}@example.com`,
+    first_name: first,
+    last_name: last,
+    first_name_lc: first.toLowerCase(),
+    last_name_lc: last.toLowerCase(),
+    phone: '',
+    preference: '',
+    street: '',
+    apartment: '',
+    city: 'New York',
+    state: 'NY',
+    zip: '10001',
+    password_hash: null,
+    payment_customer_id: '',
+    card_ciphertext: null,
+    card_last4: null,
+    card_expiration: null,
+    created_at: 0,
+    updated_at: 0
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`customer name prefixes for search (D-33, migration 0008) [${dialect}]`, () => {
+    let testDatabase: TestDatabase
+    let database: Database
+    before(async () => {
+      testDatabase = await createTestDatabase(dialect)
+      const config = loadConfig({ DATABASE_URL: databaseUrl(testDatabase), DATA_DIR: testDatabase.dataDir })
+      database = openDatabase(config)
+    })
+    after(async () => {
+      await database?.close()
+      await testDatabase?.drop()
+    })
+
+    it('should fill the prefixes of customers who existed before the migration', async () => {
+      const migrator = new Migrator({ db: database.db, provider: migrationProvider(database.dialect) })
+      const { error } = await migrator.migrateTo('0007_items_visible_index')
+      assert.equal(error, undefined)
+      await database.db.insertInto('customers').values([customer('cus_a', 'Maximiliane', 'Anna'), customer('cus_b', 'Émile', 'Zola'), customer('cus_c', '', '')]).execute()
+      assert.deepEqual(await migrateToLatest(database.db, database.dialect), ['0008_customer_name_prefixes'])
+      assert.deepEqual(await rowsOf(database.db, 'cus_a'), expectedRows('cus_a', 'maximiliane', 'anna'))
+      assert.deepEqual(await rowsOf(database.db, 'cus_b'), expectedRows('cus_b', 'émile', 'zola'))
+      assert.deepEqual(await rowsOf(database.db, 'cus_c'), [])
+    })
+
+    it('should keep them right on every insert and rename, whoever writes', async () => {
+      await database.db.insertInto('customers').values(customer('cus_d', 'Anna', 'Annabelle')).execute()
+      // "anna" starts both names: one row for it, not two.
+      assert.deepEqual(await rowsOf(database.db, 'cus_d'), expectedRows('cus_d', 'anna', 'annabelle'))
+      await database.db.updateTable('customers').set({ first_name: '𝒜l', first_name_lc: '𝒜l', last_name: 'Ünal', last_name_lc: 'ünal' }).where('id', '=', 'cus_d').execute()
+      assert.deepEqual(await rowsOf(database.db, 'cus_d'), expectedRows('cus_d', '𝒜l', 'ünal'))
+      // A change that leaves the names alone leaves the rows alone.
+      await database.db.updateTable('customers').set({ phone: '5551234567' }).where('id', '=', 'cus_d').execute()
+      assert.deepEqual(await rowsOf(database.db, 'cus_d'), expectedRows('cus_d', '𝒜l', 'ünal'))
+      await database.db.updateTable('customers').set({ first_name: '', first_name_lc: '', last_name: '', last_name_lc: '' }).where('id', '=', 'cus_d').execute()
+      assert.deepEqual(await rowsOf(database.db, 'cus_d'), [])
+    })
+  })
+}
