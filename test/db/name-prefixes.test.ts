@@ -71,6 +71,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await migrateToLatest(database.db, database.dialect), ['0008_customer_name_prefixes'])
       assert.deepEqual(await rowsOf(database.db, 'cus_a'), expectedRows('cus_a', 'maximiliane', 'anna'))
       assert.deepEqual(await rowsOf(database.db, 'cus_b'), expectedRows('cus_b', 'émile', 'zola'))
+      const fields = await database.db.selectFrom('customer_name_prefixes').select(['first_name', 'last_name', 'email']).distinct().where('customer_id', '=', 'cus_b').execute()
+      assert.deepEqual(fields, [{ first_name: 'Émile', last_name: 'Zola', email: 'cus_b@example.com' }])
       assert.deepEqual(await rowsOf(database.db, 'cus_c'), [])
     })
 
@@ -83,6 +85,10 @@ for (const dialect of DIALECTS) {
       // A change that leaves the names alone leaves the rows alone.
       await database.db.updateTable('customers').set({ phone: '5551234567' }).where('id', '=', 'cus_d').execute()
       assert.deepEqual(await rowsOf(database.db, 'cus_d'), expectedRows('cus_d', '𝒜l', 'ünal'))
+      // The fields a hit answers with follow their changes too.
+      await database.db.updateTable('customers').set({ email: 'new.d@example.com', first_name: '𝒜L' }).where('id', '=', 'cus_d').execute()
+      const fields = await database.db.selectFrom('customer_name_prefixes').select(['first_name', 'last_name', 'email']).distinct().where('customer_id', '=', 'cus_d').execute()
+      assert.deepEqual(fields, [{ first_name: '𝒜L', last_name: 'Ünal', email: 'new.d@example.com' }])
       await database.db.updateTable('customers').set({ first_name: '', first_name_lc: '', last_name: '', last_name_lc: '' }).where('id', '=', 'cus_d').execute()
       assert.deepEqual(await rowsOf(database.db, 'cus_d'), [])
     })

@@ -25,14 +25,17 @@ export interface CustomersTable {
 
 /**
  * `customer_name_prefixes`: each 1 to 8 code-point prefix of a customer's lower-cased first and
- * last name, with the hit's sort keys, for one-word search (D-33). Written only by triggers on
- * `customers` (migration 0008); read by search.repository.ts.
+ * last name, with the hit's sort keys and fields, for one-word search (D-33). Written only by
+ * triggers on `customers` (migration 0008); read by search.repository.ts.
  */
 export interface CustomerNamePrefixesTable {
   prefix: string
   last_name_lc: string
   first_name_lc: string
   customer_id: string
+  first_name: string
+  last_name: string
+  email: string
 }
 
 /** `password_reset_tokens`: single-use, one-hour tokens, stored hashed (D-36). */

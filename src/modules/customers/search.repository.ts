@@ -46,15 +46,14 @@ type OneWordParams = { prefix: string; from: string; to: string }
 
 /**
  * D-33 for one word: its hits are one range of `customer_name_prefixes` (migration 0008), already
- * in result order, read until the limit, then their names and e-mail from the table. The range
- * filter matters only for a word longer than the prefixes kept; for any other it holds for every
- * row of the prefix.
+ * in result order and holding the fields of a hit, read until the limit. The range filter matters
+ * only for a word longer than the prefixes kept; for any other it holds for every row of the prefix.
  */
 function oneWordQuery(db: Kysely<DB>, limit: number): PreparedQuery<OneWordParams, SearchRow> {
-  return prepare<OneWordParams, SearchRow>(db, (db, p) => {
-    const hits = db
+  return prepare<OneWordParams, SearchRow>(db, (db, p) =>
+    db
       .selectFrom('customer_name_prefixes')
-      .select(['customer_id as id', 'last_name_lc', 'first_name_lc'])
+      .select(['customer_id as id', 'first_name', 'last_name', 'email'])
       .where('prefix', '=', p('prefix'))
       .where((eb) =>
         eb.or([
@@ -66,14 +65,7 @@ function oneWordQuery(db: Kysely<DB>, limit: number): PreparedQuery<OneWordParam
       .orderBy('first_name_lc')
       .orderBy('customer_id')
       .limit(sql.lit(limit))
-    return db
-      .selectFrom(hits.as('h'))
-      .innerJoin('customers as c', 'c.id', 'h.id')
-      .select(['c.id', 'c.first_name', 'c.last_name', 'c.email'])
-      .orderBy('h.last_name_lc')
-      .orderBy('h.first_name_lc')
-      .orderBy('h.id')
-  })
+  )
 }
 
 /**

@@ -142,6 +142,10 @@ describeEachDialect('search customers (D-33)', (t) => {
     assert.deepEqual(ok(await search({ query: 'karenina' })), { customer: [] })
     // Every prefix of the old last name is gone, every prefix of the new one there (migration 0008).
     for (const word of ['k', 'ka', 'karenin', 'karenina']) assert.deepEqual(ok(await search({ query: word })), expected(matches(word)), word)
+    // A changed e-mail shows in the hits at once too.
+    await updateCustomer(t, { customer_id: anna.id, email: `renamed.${anna.email}` })
+    anna.email = `renamed.${anna.email}`
+    assert.deepEqual(ok(await search({ query: 'xyl' })), { customer: [{ customer_id: anna.id, customer_name: 'Anna Xylophone', customer_email: anna.email }] })
     assert.deepEqual(ok(await search({ query: 'xyl' })), { customer: [{ customer_id: anna.id, customer_name: 'Anna Xylophone', customer_email: anna.email }] })
   })
 
