@@ -23,7 +23,8 @@ export class Authenticator {
   constructor(
     private readonly store: CredentialStore,
     private readonly cache: VerifiedCredentialCache,
-    // Issue 10: in memory, or shared through Redis; its answers are awaited (they may be promises).
+    // Issue 10: in memory, or shared through Redis. Its answers may be promises; the two checks on
+    // every customer request await only those, as awaiting a plain value costs a microtask turn.
     private readonly limiter: RateLimitStore
   ) {}
 
@@ -40,7 +41,8 @@ export class Authenticator {
       return { kind: 'key', role: key.role, keyId: credentials.user }
     }
     // Failed customer credentials count per address too, so guessing across many e-mails is bounded.
-    const address = await this.limiter.exhausted(`basic-fail:${clientAddress}`, LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
+    const addressCheck = this.limiter.exhausted(`basic-fail:${clientAddress}`, LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
+    const address = addressCheck instanceof Promise ? await addressCheck : addressCheck
     if (!address.allowed) throw problems.rateLimited(address.retryAfterSeconds)
     const customerId = await this.checkCustomerPassword(credentials.user, credentials.password)
     if (customerId === null) {
@@ -64,7 +66,8 @@ export class Authenticator {
     const email = normalizeEmail(rawEmail)
     const { limit, windowMs } = LIMITS.failedSignInsPerEmail
     const failKey = `signin-fail:${email}`
-    const failures = await this.limiter.exhausted(failKey, limit, windowMs)
+    const failuresCheck = this.limiter.exhausted(failKey, limit, windowMs)
+    const failures = failuresCheck instanceof Promise ? await failuresCheck : failuresCheck
     if (!failures.allowed) throw problems.rateLimited(failures.retryAfterSeconds)
 
     const found = await this.store.findCustomerLogin(email)
