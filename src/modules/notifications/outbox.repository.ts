@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
-import { prepare } from '../../db/prepared.js'
+import { prepare, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
 import type { OutboxChannel, OutboxTemplate } from './outbox.table.js'
 
@@ -30,53 +30,56 @@ export function newEventId(): string {
   return `msg_${randomBytes(15).toString('base64url')}`
 }
 
+type OutboxRowParams = Record<string, string | number | null>
+
 /** Writes outbox rows; always inside the transaction of the change that caused them (D-60). */
 export function outboxWriter(db: Kysely<DB>) {
-  const insert = prepare<
-    {
-      event_id: string
-      channel: OutboxChannel
-      template: OutboxTemplate
-      order_id: number | null
-      customer_id: string | null
-      payload: string
-      now: number
-    },
-    unknown
-  >(db, (db, p) =>
-    db.insertInto('outbox').values({
-      event_id: p('event_id'),
-      channel: p('channel'),
-      template: p('template'),
-      order_id: p('order_id'),
-      customer_id: p('customer_id'),
-      payload: p('payload'),
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: p('now'),
-      claimed_by: null,
-      claimed_until: null,
-      last_error: null,
-      created_at: p('now'),
-      updated_at: p('now'),
-      delivered_at: null
-    })
-  )
+  // One multi-row INSERT per number of messages (a step announces at most a few): one round trip
+  // for all of a change's messages, rows in message order, so ids keep the delivery order.
+  const inserts = new Map<number, PreparedQuery<OutboxRowParams, unknown>>()
+  const insertOf = (count: number) => {
+    let insert = inserts.get(count)
+    if (insert === undefined) {
+      insert = prepare<OutboxRowParams, unknown>(db, (db, p) =>
+        db.insertInto('outbox').values(
+          Array.from({ length: count }, (_, i) => ({
+            event_id: p(`event_id${i}`) as string,
+            channel: p(`channel${i}`) as OutboxChannel,
+            template: p(`template${i}`) as OutboxTemplate,
+            order_id: p(`order_id${i}`) as number | null,
+            customer_id: p(`customer_id${i}`) as string | null,
+            payload: p(`payload${i}`) as string,
+            status: 'pending' as const,
+            attempts: 0,
+            next_attempt_at: p('now') as number,
+            claimed_by: null,
+            claimed_until: null,
+            last_error: null,
+            created_at: p('now') as number,
+            updated_at: p('now') as number,
+            delivered_at: null
+          }))
+        )
+      )
+      inserts.set(count, insert)
+    }
+    return insert
+  }
 
   return {
     /** Adds messages in order; they are delivered in id order per transaction. */
     async enqueue(trx: Transaction<DB>, messages: readonly OutboxMessage[], now: number): Promise<void> {
-      for (const message of messages) {
-        await insert.run(trx, {
-          event_id: newEventId(),
-          channel: message.channel,
-          template: message.template,
-          order_id: message.orderId,
-          customer_id: message.customerId,
-          payload: JSON.stringify(message.payload),
-          now
-        })
-      }
+      if (messages.length === 0) return
+      const params: OutboxRowParams = { now }
+      messages.forEach((message, i) => {
+        params[`event_id${i}`] = newEventId()
+        params[`channel${i}`] = message.channel
+        params[`template${i}`] = message.template
+        params[`order_id${i}`] = message.orderId
+        params[`customer_id${i}`] = message.customerId
+        params[`payload${i}`] = JSON.stringify(message.payload)
+      })
+      await insertOf(messages.length).run(trx, params)
     }
   }
 }

@@ -187,6 +187,15 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
         .where('id', '=', p('stepId'))
     ),
 
+    // Both counters of a move in one statement: one round trip fewer on PostgreSQL. Its index scan
+    // takes the two row locks in id order, as two statements in id order did.
+    countMove: prepare<{ from: number; to: number }, unknown>(db, (db, p) =>
+      db
+        .updateTable('service_steps')
+        .set((eb) => ({ order_count: eb('order_count', '+', eb.case().when('id', '=', p('to')).then(1).else(-1).end()) }))
+        .where('id', 'in', [p('from'), p('to')])
+    ),
+
     history: prepare<
       { orderId: number; at: number; type: HistoryType; position: number; description: string; actor: Actor },
       unknown
@@ -257,6 +266,10 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
      * Rows are touched in id order so two concurrent moves never wait on each other in a cycle.
      */
     moveCounters: async (trx: Kysely<DB>, from: number | null, to: number | null): Promise<void> => {
+      if (from !== null && to !== null && from !== to) {
+        await q.countMove.run(trx, { from, to })
+        return
+      }
       const changes: Array<[number, 'in' | 'out']> = []
       if (from !== null) changes.push([from, 'out'])
       if (to !== null) changes.push([to, 'in'])

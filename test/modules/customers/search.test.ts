@@ -188,6 +188,21 @@ describeEachDialect('search customers (D-33)', (t) => {
     }
   })
 
+  it('should find exactly the customers two prefixes start, one of the first name and one of the last, either way round', async () => {
+    const queries = new Set<string>()
+    const cuts = (name: string) => {
+      const points = [...name.toLowerCase()]
+      return [...new Set([1, 2, 3, 8, 9, points.length].filter((n) => n >= 1 && n <= points.length))].map((n) => points.slice(0, n).join(''))
+    }
+    for (const p of people) {
+      for (const a of cuts(p.first)) for (const b of cuts(p.last)) queries.add(`${a} ${b}`).add(`${b} ${a}`)
+    }
+    assert.ok(queries.size > 200)
+    for (const query of queries) {
+      assert.deepEqual(ok(await search({ query, limit: 100 })), expected(matches(query), 100), query)
+    }
+  })
+
   it('should tell names apart after the eighth code point', async () => {
     const names = async (query: string) => ok(await search({ query })).customer.map((c: { customer_name: string }) => c.customer_name)
     assert.deepEqual(await names('maximilian'), ['Maximilian Schwarzenegger', 'Maximiliane Schwarzkopf'])

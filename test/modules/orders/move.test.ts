@@ -132,4 +132,37 @@ describeEachDialect('move transaction (D-55)', (t) => {
     for (const r of responses.filter((r) => r.statusCode !== 200)) problem(r, 'position_changed')
     assert.equal(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).service.position.position_number, '2')
   })
+
+  it('should write both step counters in one statement and the step\'s messages in one, in event order (issue 7)', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    const before = await stepCounts()
+    const { result, queries } = await t.countQueries(() => move(o.transaction_id))
+    ok(result)
+    assert.equal(queries.filter((q) => q.startsWith('update "service_steps"')).length, 1)
+    assert.equal(queries.filter((q) => q.startsWith('insert into "outbox"')).length, 1)
+    // Step 2 of Dry Cleaning announces text, then trak: two rows, ids in that order.
+    const rows = await t.database.db.selectFrom('outbox').select(['channel', 'payload']).orderBy('id', 'desc').limit(2).execute()
+    assert.deepEqual(rows.reverse().map((r) => [r.channel, JSON.parse(r.payload).transaction_id, JSON.parse(r.payload).position]), [
+      ['text', o.transaction_id, 2],
+      ['trak', o.transaction_id, 2]
+    ])
+    // One order left step 1 and entered step 2; nothing else changed.
+    const after = await stepCounts()
+    assert.deepEqual(
+      after.map((count, i) => count - before[i]!),
+      before.map((_, i) => (i === 0 ? -1 : i === 1 ? 1 : 0))
+    )
+  })
+
+  /** order_count of Dry Cleaning's steps, by position. */
+  async function stepCounts(): Promise<number[]> {
+    const rows = await t.database.db
+      .selectFrom('service_steps')
+      .innerJoin('services', 'services.id', 'service_steps.service_id')
+      .select(['service_steps.order_count'])
+      .where('services.name', '=', 'Dry Cleaning')
+      .orderBy('service_steps.position')
+      .execute()
+    return rows.map((r) => Number(r.order_count))
+  }
 })
