@@ -21,6 +21,10 @@ export interface LockedOrder {
   step_description: string
   step_count: number
   service_name: string
+  /** The step after the order's (what a move enters), if there is one. */
+  next_step_id: number | null
+  next_step_description: string | null
+  next_step_events: string | null
 }
 
 /** A step to enter: where it is and what it announces. */
@@ -87,6 +91,10 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
         .selectFrom('orders as o')
         .innerJoin('service_steps as st', 'st.id', 'o.step_id')
         .innerJoin('services as s', 's.id', 'o.service_id')
+        // The next step comes along, so a move needs no query of its own for it (issue 7).
+        .leftJoin('service_steps as nx', (join) =>
+          join.onRef('nx.service_id', '=', 'o.service_id').on('nx.position', '=', sql<number>`${sql.ref('st.position')} + 1`)
+        )
         .select([
           'o.id',
           'o.public_id',
@@ -101,7 +109,10 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
           'st.position',
           'st.description as step_description',
           's.step_count',
-          's.name as service_name'
+          's.name as service_name',
+          'nx.id as next_step_id',
+          'nx.description as next_step_description',
+          'nx.events as next_step_events'
         ])
         .where('o.public_id', '=', p('publicId'))
     ),
@@ -253,7 +264,6 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
       const step = await q.stepAt.first(trx, { serviceId: service.service_id, position: 1 })
       return { ...service, step: step! }
     },
-    stepAt: (trx: Kysely<DB>, serviceId: number, position: number) => q.stepAt.first(trx, { serviceId, position }),
     customerExists: async (trx: Kysely<DB>, id: string) => (await q.customerExists.first(trx, { id })) !== undefined,
 
     /** Inserts an order; undefined when the code was taken. */
