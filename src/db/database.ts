@@ -42,41 +42,29 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
   const queries = new QueryListeners()
   const writer = openSqliteConnection(file, settings.sqliteSynchronous)
   // An in-memory database has no file a second connection could open; its reads share the writer.
-  const readerConnection = file === ':memory:' ? null : openSqliteReader(file)
-  const snapshot = readerConnection === null ? null : new SqliteReadSnapshot(readerConnection)
-  // A write ends the reader's snapshot, so a read after it (in this turn too) sees it.
-  const endSnapshot = snapshot === null ? undefined : () => snapshot.release()
+  const snapshot = file === ':memory:' ? null : new SqliteReadSnapshot(openSqliteReader(file))
   const db = new Kysely<DB>({
-    dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, new StatementCache(writer), endSnapshot) }),
+    // A write ends the reader's snapshot, so a read after it (in this turn too) sees it.
+    dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, new StatementCache(writer), snapshot === null ? undefined : () => snapshot.release()) }),
     log: logTo(queries)
   })
   const reader: QueryRunner =
-    readerConnection === null || snapshot === null
+    snapshot === null
       ? { rows: async <R>(text: string, parameters: readonly unknown[]) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows as R[] }
-      : sqliteRunner(new StatementCache(readerConnection), queries, snapshot)
-  // SQLite's data_version, read on the reader: it changes when any other connection (this
-  // process's writer included) commits. The writer's own commits would not show on the writer.
-  // Read inside the turn's snapshot, so it names the data the turn's reads see.
-  const dataVersionStatement = readerConnection?.prepare('pragma data_version').pluck()
+      : sqliteRunner(new StatementCache(snapshot.connection), queries, snapshot)
   return {
     db,
     dialect: sqliteDialect,
     reader,
     unitOfWork: new SqliteGroupCommit(db),
     queries,
-    dataVersion:
-      dataVersionStatement === undefined || snapshot === null
-        ? null
-        : () => {
-            snapshot.enter()
-            return dataVersionStatement.get() as number
-          },
+    dataVersion: snapshot === null ? null : () => snapshot.dataVersion(),
     ping: async () => {
       await sql`select 1`.execute(db)
     },
     close: async () => {
       snapshot?.release()
-      readerConnection?.close()
+      snapshot?.connection.close()
       await db.destroy()
     }
   }

@@ -99,11 +99,22 @@ export class SqliteReadSnapshot {
   private open = false
   private readonly begin: Statement
   private readonly end: Statement
+  private readonly version: Statement
   private readonly endLater = () => this.release()
 
-  constructor(private readonly connection: BetterSqlite3.Database) {
+  constructor(readonly connection: BetterSqlite3.Database) {
     this.begin = connection.prepare('begin')
     this.end = connection.prepare('commit')
+    this.version = connection.prepare('pragma data_version').pluck()
+  }
+
+  /**
+   * SQLite's data_version of the data this turn's reads see: it changes when any other connection
+   * (this process's writer included) commits (versioned-memo.ts).
+   */
+  dataVersion(): number {
+    this.enter()
+    return this.version.get() as number
   }
 
   /** Makes sure the statements run next read this turn's snapshot. */

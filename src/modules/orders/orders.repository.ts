@@ -252,6 +252,13 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
       return q.locked.first(trx, { publicId })
     },
 
+    /** The step a move of this locked order enters, read along with it; undefined at the last step. */
+    nextStep: (order: LockedOrder): StepTarget | undefined =>
+      // A left join: the three columns are all null or all set.
+      order.next_step_id === null
+        ? undefined
+        : { id: order.next_step_id, position: order.position + 1, description: order.next_step_description!, events: order.next_step_events! },
+
     /** Holds another service in share mode (an order moving to it); no-op on SQLite. */
     shareService: async (trx: Kysely<DB>, id: number): Promise<void> => {
       if (locks) await q.shareService.run(trx, { id })

@@ -203,8 +203,8 @@ export class OrdersService {
       const now = this.clock.now()
       const actor = actorOf(caller.principal)
       if (order.position < order.step_count) {
-        if (order.next_step_id === null) throw new Error(`service ${order.service_id} has no step ${order.position + 1}`)
-        const step = { id: order.next_step_id, position: order.position + 1, description: order.next_step_description!, events: order.next_step_events! }
+        const step = this.orders.nextStep(order)
+        if (step === undefined) throw new Error(`service ${order.service_id} has no step ${order.position + 1}`)
         await this.orders.setStep(trx, order.id, step.id, 'open', now)
         await this.orders.moveCounters(trx, order.step_id, step.id)
         await recordStepEntry(trx, this.orders, this.outbox, {
