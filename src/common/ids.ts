@@ -29,6 +29,19 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${base32(randomBytes(15))}`
 }
 
+/**
+ * A unique id that sorts by creation time: the milliseconds since 1970 in 6 bytes, then 72 random
+ * bits, in the same base32 (its alphabet is in ASCII order, so the text sorts as the bytes do).
+ * For our own records that need a unique public id but no secrecy about when they were made:
+ * successive ids land at the end of their unique index instead of on a random page of it, which
+ * keeps the pages a commit writes few (BENCHMARKS.md).
+ */
+export function newTimeOrderedId(prefix: string, nowMs: number): string {
+  const bytes = randomBytes(15)
+  bytes.writeUIntBE(Math.max(0, Math.min(nowMs, 2 ** 48 - 1)), 0, 6)
+  return `${prefix}_${base32(bytes)}`
+}
+
 /** An API key id: short enough to type, random enough never to collide in practice. */
 export function newKeyId(): string {
   return `key_${base32(randomBytes(10))}`

@@ -57,7 +57,7 @@ function listLine(row: OutboxListRow, now: number): string {
     row.status !== 'pending' ? '-' : row.claimed_until !== null && row.claimed_until > now ? 'in flight' : time(row.next_attempt_at)
   return [
     String(row.id).padEnd(8),
-    row.event_id.padEnd(25),
+    row.event_id.padEnd(28),
     row.channel.padEnd(7),
     row.template.padEnd(14),
     row.status.padEnd(9),
@@ -91,7 +91,7 @@ export async function outboxCommand(config: Config, args: string[], usageError: 
     if (action === 'list') {
       const now = systemClock.now()
       const rows = await operations.list(status === undefined ? { limit } : { status, limit })
-      process.stdout.write('ID       EVENT_ID                  CHANNEL TEMPLATE       STATUS    ATTEMPTS NEXT_ATTEMPT             LAST_ERROR\n')
+      process.stdout.write('ID       EVENT_ID                     CHANNEL TEMPLATE       STATUS    ATTEMPTS NEXT_ATTEMPT             LAST_ERROR\n')
       for (const row of rows) process.stdout.write(`${listLine(row, now)}\n`)
       return
     }

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
 import type { Kysely, Transaction } from 'kysely'
+import { newTimeOrderedId } from '../../common/ids.js'
 import { prepare, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
 import type { OutboxChannel, OutboxTemplate } from './outbox.table.js'
@@ -25,9 +25,12 @@ export type OutboxMessage =
   | { channel: OutboxChannel; template: 'step'; orderId: number; customerId: string; payload: StepEventPayload }
   | { channel: 'email'; template: 'password_reset'; orderId: null; customerId: string; payload: PasswordResetPayload }
 
-/** A stable public id per message, sent to receivers so they can drop duplicates (D-60). */
-export function newEventId(): string {
-  return `msg_${randomBytes(15).toString('base64url')}`
+/**
+ * A stable public id per message, sent to receivers so they can drop duplicates (D-60). It sorts
+ * by creation time: a change writes its messages at the end of the outbox's event_id index.
+ */
+export function newEventId(nowMs: number): string {
+  return newTimeOrderedId('msg', nowMs)
 }
 
 type OutboxRowParams = Record<string, string | number | null>
@@ -72,7 +75,7 @@ export function outboxWriter(db: Kysely<DB>) {
       if (messages.length === 0) return
       const params: OutboxRowParams = { now }
       messages.forEach((message, i) => {
-        params[`event_id${i}`] = newEventId()
+        params[`event_id${i}`] = newEventId(now)
         params[`channel${i}`] = message.channel
         params[`template${i}`] = message.template
         params[`order_id${i}`] = message.orderId
