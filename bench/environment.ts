@@ -140,13 +140,13 @@ export interface ServerOptions {
   redisUrl?: string | null
 }
 
-/** Starts the API as `npm start` does (`node --enable-source-maps --max-semi-space-size=4 dist/main.js`), pinned to a core. */
+/** Starts the API as `npm start` does (`node --enable-source-maps --max-semi-space-size=4 --heap-growing-percent=30 dist/main.js`), pinned to a core. */
 export async function startApiServer(options: ServerOptions): Promise<Child> {
   const profile = options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', options.profileName ?? 'api.cpuprofile'] : []
   const child = spawnPinned({
     name: 'api server',
     command: process.execPath,
-    args: ['--enable-source-maps', '--max-semi-space-size=4', ...profile, options.entry],
+    args: ['--enable-source-maps', '--max-semi-space-size=4', '--heap-growing-percent=30', ...profile, options.entry],
     cpu: options.cpu,
     logFile: options.logFile,
     cwd: ROOT,
