@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import { sql, type Compilable, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare, type QueryTarget } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
@@ -21,9 +21,18 @@ export interface LockedOrder {
   step_description: string
   step_count: number
   service_name: string
-  /** The step after the order's (what a move enters), if there is one. */
+}
+
+/**
+ * An order as a move reads it once its row is locked: its full view, its step's row id and the
+ * step after it (all four `next_step_*` null at the last step). The move answers from this and
+ * what it changes, with no read after its writes (issue 7).
+ */
+export interface MovableOrder extends FullViewRow {
+  step_id: number
   next_step_id: number | null
   next_step_description: string | null
+  next_step_button_title: string | null
   next_step_events: string | null
 }
 
@@ -84,17 +93,13 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     fullView: prepare<{ publicId: string }, FullViewRow>(db, (db, p) => fullViewSelect(db, dialect).where('orders.public_id', '=', p('publicId'))),
 
     // The order joined with its step and service. On PostgreSQL it is read only after the rows are
-    // locked by the two statements below: a lock taken inside a join would re-check a concurrently
-    // moved order against the old step row and lose it.
+    // locked (below): a lock taken in a join with the step would re-check a concurrently moved
+    // order against the old step row and lose it.
     locked: prepare<{ publicId: string }, LockedOrder>(db, (db, p) =>
       db
         .selectFrom('orders as o')
         .innerJoin('service_steps as st', 'st.id', 'o.step_id')
         .innerJoin('services as s', 's.id', 'o.service_id')
-        // The next step comes along, so a move needs no query of its own for it (issue 7).
-        .leftJoin('service_steps as nx', (join) =>
-          join.onRef('nx.service_id', '=', 'o.service_id').on('nx.position', '=', sql<number>`${sql.ref('st.position')} + 1`)
-        )
         .select([
           'o.id',
           'o.public_id',
@@ -109,12 +114,40 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
           'st.position',
           'st.description as step_description',
           's.step_count',
-          's.name as service_name',
-          'nx.id as next_step_id',
-          'nx.description as next_step_description',
-          'nx.events as next_step_events'
+          's.name as service_name'
         ])
         .where('o.public_id', '=', p('publicId'))
+    ),
+
+    // What a move reads, after the same locks as `locked`: the full view and the next step.
+    movable: prepare<{ publicId: string }, MovableOrder>(
+      db,
+      (db, p) =>
+        fullViewSelect(db, dialect)
+          .leftJoin('service_steps as nx', (join) =>
+            join.onRef('nx.service_id', '=', 'orders.service_id').on('nx.position', '=', sql<number>`${sql.ref('service_steps.position')} + 1`)
+          )
+          .select([
+            'orders.step_id',
+            'nx.id as next_step_id',
+            'nx.description as next_step_description',
+            'nx.button_title as next_step_button_title',
+            'nx.events as next_step_events'
+          ])
+          .where('orders.public_id', '=', p('publicId')) as unknown as Compilable<MovableOrder>
+    ),
+
+    // PostgreSQL only: the order row for update and its service in share mode, in one statement.
+    // Should the order change service while this waits for its lock, the re-check against the old
+    // service row drops it and `lock` falls back to the two statements below.
+    lockOrderAndService: prepare<{ publicId: string }, { service_id: number }>(db, (db, p) =>
+      db
+        .selectFrom('orders as o')
+        .innerJoin('services as s', 's.id', 'o.service_id')
+        .select('o.service_id')
+        .where('o.public_id', '=', p('publicId'))
+        .forUpdate(['o'])
+        .forShare(['s'])
     ),
 
     // PostgreSQL only: the order row for update, so moves and receipt changes of one order queue.
@@ -233,6 +266,16 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     )
   }
 
+  /** PostgreSQL: locks the order's row and shares its service's; false when there is no such order. */
+  const lockRows = async (trx: Kysely<DB>, publicId: string): Promise<boolean> => {
+    if (!locks) return true
+    if ((await q.lockOrderAndService.first(trx, { publicId })) !== undefined) return true
+    const head = await q.lockOrderRow.first(trx, { publicId })
+    if (head === undefined) return false
+    await q.shareService.run(trx, { id: head.service_id })
+    return true
+  }
+
   return {
     /** The full view row of one order, if there is one. */
     fullView: (target: QueryTarget, publicId: string) => q.fullView.first(target, { publicId }),
@@ -243,21 +286,25 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
       return row
     },
     /** The order for the rest of the transaction: its row locked, its service shared (PostgreSQL). */
-    lock: async (trx: Kysely<DB>, publicId: string): Promise<LockedOrder | undefined> => {
-      if (locks) {
-        const head = await q.lockOrderRow.first(trx, { publicId })
-        if (head === undefined) return undefined
-        await q.shareService.run(trx, { id: head.service_id })
-      }
-      return q.locked.first(trx, { publicId })
-    },
+    lock: async (trx: Kysely<DB>, publicId: string): Promise<LockedOrder | undefined> =>
+      (await lockRows(trx, publicId)) ? q.locked.first(trx, { publicId }) : undefined,
 
-    /** The step a move of this locked order enters, read along with it; undefined at the last step. */
-    nextStep: (order: LockedOrder): StepTarget | undefined =>
-      // A left join: the three columns are all null or all set.
+    /** As `lock`, read as a move needs it (`MovableOrder`). */
+    lockForMove: async (trx: Kysely<DB>, publicId: string): Promise<MovableOrder | undefined> =>
+      (await lockRows(trx, publicId)) ? q.movable.first(trx, { publicId }) : undefined,
+
+    /** The step a move of this order enters, read along with it; undefined at the last step. */
+    nextStep: (order: MovableOrder): (StepTarget & { buttonTitle: string }) | undefined =>
+      // A left join: the four columns are all null or all set.
       order.next_step_id === null
         ? undefined
-        : { id: order.next_step_id, position: order.position + 1, description: order.next_step_description!, events: order.next_step_events! },
+        : {
+            id: order.next_step_id,
+            position: order.position + 1,
+            description: order.next_step_description!,
+            buttonTitle: order.next_step_button_title!,
+            events: order.next_step_events!
+          },
 
     /** Holds another service in share mode (an order moving to it); no-op on SQLite. */
     shareService: async (trx: Kysely<DB>, id: number): Promise<void> => {

@@ -196,30 +196,35 @@ export class OrdersService {
   async move(body: MoveBody, caller: Caller): Promise<View> {
     const expected = body.position_number === undefined ? undefined : wholeInRange(body.position_number, '/position_number', 1, 10_000)
     return this.writes.run(caller, async (trx) => {
-      const order = await this.orders.lock(trx, body.transaction_id)
+      const order = await this.orders.lockForMove(trx, body.transaction_id)
       if (order === undefined || order.customer_id !== body.customer_id) throw problems.transactionNotFound()
       if (order.status === 'closed') throw problems.transactionClosed()
       if (expected !== undefined && expected !== order.position) throw problems.positionChanged(order.position)
       const now = this.clock.now()
       const actor = actorOf(caller.principal)
-      if (order.position < order.step_count) {
-        const step = this.orders.nextStep(order)
-        if (step === undefined) throw new Error(`service ${order.service_id} has no step ${order.position + 1}`)
-        await this.orders.setStep(trx, order.id, step.id, 'open', now)
-        await this.orders.moveCounters(trx, order.step_id, step.id)
-        await recordStepEntry(trx, this.orders, this.outbox, {
-          order: { id: order.id, publicId: order.public_id, code: order.code, customerId: order.customer_id },
-          service: { name: order.service_name, stepCount: order.step_count },
-          step,
-          type: 'moved',
-          actor,
-          now
-        })
-      } else {
+      if (order.position >= order.step_count) {
         await this.orders.setStep(trx, order.id, order.step_id, 'closed', now)
-        await this.orders.addHistory(trx, { orderId: order.id, at: now, type: 'closed', position: order.position, description: order.step_description, actor })
+        await this.orders.addHistory(trx, { orderId: order.id, at: now, type: 'closed', position: order.position, description: order.description, actor })
+        // The receipt is not changed by a move and the order is locked: the view read above is
+        // the order now, but for its status.
+        return toTransactionView({ ...order, status: 'closed' }, this.time)
       }
-      return toTransactionView(await this.orders.lockedFullView(trx, order.public_id), this.time)
+      const step = this.orders.nextStep(order)
+      if (step === undefined) throw new Error(`service ${order.service_id} has no step ${order.position + 1}`)
+      await this.orders.setStep(trx, order.id, step.id, 'open', now)
+      await this.orders.moveCounters(trx, order.step_id, step.id)
+      await recordStepEntry(trx, this.orders, this.outbox, {
+        order: { id: order.id, publicId: order.public_id, code: order.code, customerId: order.customer_id },
+        service: { name: order.service_name, stepCount: order.step_count },
+        step,
+        type: 'moved',
+        actor,
+        now
+      })
+      return toTransactionView(
+        { ...order, position: step.position, description: step.description, button_title: step.buttonTitle, events: step.events },
+        this.time
+      )
     })
   }
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
+import { sql } from 'kysely'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { createOrder } from '../../helpers/factories.js'
+import { createOrder, createService } from '../../helpers/factories.js'
 import { countRows, orderFixture } from './fixture.js'
 
 describeEachDialect('move transaction (D-55)', (t) => {
@@ -154,6 +155,85 @@ describeEachDialect('move transaction (D-55)', (t) => {
       before.map((_, i) => (i === 0 ? -1 : i === 1 ? 1 : 0))
     )
   })
+
+  it('should answer from what it read under the lock, with no read after its writes (issue 7)', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    const { result, queries } = await t.countQueries(() => move(o.transaction_id))
+    const view = ok(result)
+    const locks = t.database.dialect.supportsRowLocks
+    const kinds = queries.filter((q) => !q.includes('"api_keys"')).map((q) => q.split(' ').slice(0, 3).join(' '))
+    assert.deepEqual(kinds, [
+      'begin',
+      // PostgreSQL: the order row for update and its service in share mode, one statement.
+      ...(locks ? ['select "o"."service_id" from'] : []),
+      'select "orders"."id", "orders"."public_id",',
+      'update "orders" set',
+      ...(locks ? ['update "service_steps" set', 'update "service_steps" set'] : ['update "service_steps" set']),
+      'insert into "order_history"',
+      'insert into "outbox"',
+      'commit'
+    ])
+    // What it answered is what a read now shows, receipt included.
+    assert.deepEqual(view, ok(await t.post(`/v1/transaction/${o.transaction_id}`)))
+  })
+
+  it('should answer the full view with its receipt after each move and on closing, as a read shows it', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    ok(await t.post('/v1/receipt/add', { transaction_id: o.transaction_id, item_id: Number(f.shirt), quantity: '3' }))
+    ok(await t.post('/v1/receipt/add', { transaction_id: o.transaction_id, item_id: Number(f.suit) }))
+    for (const status of ['open', 'open', 'closed']) {
+      const view = ok(await move(o.transaction_id))
+      assert.equal(view.status, status)
+      assert.equal(view.receipt.length, 2)
+      assert.equal(view.total, '27.49')
+      assert.deepEqual(view, ok(await t.post(`/v1/transaction/${o.transaction_id}`)))
+    }
+  })
+
+  it(
+    "should move an order whose service another transaction changed while the move waited for the order's lock",
+    { skip: t.dialect !== 'postgres' && 'PostgreSQL only: SQLite has one writer, nothing waits on a row' },
+    async () => {
+      await createService(t, 'Wash and Fold', [
+        { description: 'Collected', button_title: 'Collect' },
+        { description: 'Washed', button_title: 'Wash', events: ['trak'] }
+      ])
+      const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+      const steps = await t.database.db
+        .selectFrom('service_steps')
+        .innerJoin('services', 'services.id', 'service_steps.service_id')
+        .select(['services.id as service_id', 'services.name', 'service_steps.id', 'service_steps.position'])
+        .where('services.name', 'in', ['Dry Cleaning', 'Wash and Fold'])
+        .where('service_steps.position', '=', 1)
+        .execute()
+      const from = steps.find((s) => s.name === 'Dry Cleaning')!
+      const to = steps.find((s) => s.name === 'Wash and Fold')!
+      // Another use case, caught after putting the order at step 1 of another service (counters
+      // too, as a service change does) and before committing. The move's one-statement lock waits
+      // for it, then re-checks the order against the old service row, loses it, and falls back.
+      const other = await t.database.db.startTransaction().execute()
+      try {
+        await other.updateTable('orders').set({ service_id: to.service_id, step_id: to.id }).where('public_id', '=', o.transaction_id).execute()
+        await other.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '-', 1) })).where('id', '=', from.id).execute()
+        await other.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '+', 1) })).where('id', '=', to.id).execute()
+        const moving = move(o.transaction_id)
+        for (let waited = 0; ; waited += 20) {
+          const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db)
+          if (Number(rows[0]!.n) === 1) break
+          if (waited > 10_000) throw new Error('the move never waited for the lock')
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        await other.commit().execute()
+        const view = ok(await moving)
+        assert.equal(view.service.service_name, 'Wash and Fold')
+        assert.deepEqual(view.service.position, { position_number: '2', position_description: 'Washed', button_title: 'Wash', events: [{ event: 'trak' }] })
+        assert.deepEqual(view, ok(await t.post(`/v1/transaction/${o.transaction_id}`)))
+      } catch (error) {
+        await other.rollback().execute().catch(() => {})
+        throw error
+      }
+    }
+  )
 
   /** order_count of Dry Cleaning's steps, by position. */
   async function stepCounts(): Promise<number[]> {
