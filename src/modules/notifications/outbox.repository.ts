@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import { newTimeOrderedId } from '../../common/ids.js'
-import { prepare, type PreparedQuery } from '../../db/prepared.js'
+import { prepare, type Param, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
 import type { OutboxChannel, OutboxTemplate } from './outbox.table.js'
 
@@ -33,37 +33,57 @@ export function newEventId(nowMs: number): string {
   return newTimeOrderedId('msg', nowMs)
 }
 
-type OutboxRowParams = Record<string, string | number | null>
+/** The parameters of `outboxRows`: `now` and six per message, numbered from 0. */
+export type OutboxRowParams = Record<string, string | number | null>
+
+/**
+ * The rows of an INSERT INTO outbox for `count` messages, in message order (so ids keep the
+ * delivery order), their values the parameters `outboxRowParams` fills in. Shared by the writer
+ * below and by statements that write a change and its messages at once (orders/step-entry.ts).
+ */
+export function outboxRows(count: number, p: Param<OutboxRowParams>) {
+  return Array.from({ length: count }, (_, i) => ({
+    event_id: p(`event_id${i}`) as string,
+    channel: p(`channel${i}`) as OutboxChannel,
+    template: p(`template${i}`) as OutboxTemplate,
+    order_id: p(`order_id${i}`) as number | null,
+    customer_id: p(`customer_id${i}`) as string | null,
+    payload: p(`payload${i}`) as string,
+    status: 'pending' as const,
+    attempts: 0,
+    next_attempt_at: p('now') as number,
+    claimed_by: null,
+    claimed_until: null,
+    last_error: null,
+    created_at: p('now') as number,
+    updated_at: p('now') as number,
+    delivered_at: null
+  }))
+}
+
+/** The parameter values of `outboxRows` for these messages, each with a new event id. */
+export function outboxRowParams(messages: readonly OutboxMessage[], now: number): OutboxRowParams {
+  const params: OutboxRowParams = { now }
+  messages.forEach((message, i) => {
+    params[`event_id${i}`] = newEventId(now)
+    params[`channel${i}`] = message.channel
+    params[`template${i}`] = message.template
+    params[`order_id${i}`] = message.orderId
+    params[`customer_id${i}`] = message.customerId
+    params[`payload${i}`] = JSON.stringify(message.payload)
+  })
+  return params
+}
 
 /** Writes outbox rows; always inside the transaction of the change that caused them (D-60). */
 export function outboxWriter(db: Kysely<DB>) {
   // One multi-row INSERT per number of messages (a step announces at most a few): one round trip
-  // for all of a change's messages, rows in message order, so ids keep the delivery order.
+  // for all of a change's messages.
   const inserts = new Map<number, PreparedQuery<OutboxRowParams, unknown>>()
   const insertOf = (count: number) => {
     let insert = inserts.get(count)
     if (insert === undefined) {
-      insert = prepare<OutboxRowParams, unknown>(db, (db, p) =>
-        db.insertInto('outbox').values(
-          Array.from({ length: count }, (_, i) => ({
-            event_id: p(`event_id${i}`) as string,
-            channel: p(`channel${i}`) as OutboxChannel,
-            template: p(`template${i}`) as OutboxTemplate,
-            order_id: p(`order_id${i}`) as number | null,
-            customer_id: p(`customer_id${i}`) as string | null,
-            payload: p(`payload${i}`) as string,
-            status: 'pending' as const,
-            attempts: 0,
-            next_attempt_at: p('now') as number,
-            claimed_by: null,
-            claimed_until: null,
-            last_error: null,
-            created_at: p('now') as number,
-            updated_at: p('now') as number,
-            delivered_at: null
-          }))
-        )
-      )
+      insert = prepare<OutboxRowParams, unknown>(db, (db, p) => db.insertInto('outbox').values(outboxRows(count, p)))
       inserts.set(count, insert)
     }
     return insert
@@ -73,16 +93,7 @@ export function outboxWriter(db: Kysely<DB>) {
     /** Adds messages in order; they are delivered in id order per transaction. */
     async enqueue(trx: Transaction<DB>, messages: readonly OutboxMessage[], now: number): Promise<void> {
       if (messages.length === 0) return
-      const params: OutboxRowParams = { now }
-      messages.forEach((message, i) => {
-        params[`event_id${i}`] = newEventId(now)
-        params[`channel${i}`] = message.channel
-        params[`template${i}`] = message.template
-        params[`order_id${i}`] = message.orderId
-        params[`customer_id${i}`] = message.customerId
-        params[`payload${i}`] = JSON.stringify(message.payload)
-      })
-      await insertOf(messages.length).run(trx, params)
+      await insertOf(messages.length).run(trx, outboxRowParams(messages, now))
     }
   }
 }

@@ -9,7 +9,7 @@ import type { Caller, Writes } from '../../platform/idempotency.js'
 import { actorOf, type Principal } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { serviceNameKey } from '../catalogue/names.js'
-import { outboxWriter, type OutboxWriter } from '../notifications/outbox.repository.js'
+import { outboxWriter } from '../notifications/outbox.repository.js'
 import { assertVisible, checkDeliveryAfterPickup, timestampOf, wholeInRange } from './order-rules.js'
 import type {
   CreateTransactionBody,
@@ -21,7 +21,7 @@ import type {
   UpdateTransactionResponse
 } from './orders.schemas.js'
 import { ordersRepository, type LockedOrder, type OrdersRepository } from './orders.repository.js'
-import { recordStepEntry } from './step-entry.js'
+import { stepEntryWriter, type StepEntryWriter } from './step-entry.js'
 import { toCreateView, toHistoryView, toTransactionView, toUpdateView } from './orders.views.js'
 
 type View = Static<typeof TransactionView>
@@ -37,7 +37,7 @@ function noteOf(body: CreateTransactionBody): string {
 /** Orders (the wire's transactions): create, read, update, move, history (D-50 to D-56). */
 export class OrdersService {
   private readonly orders: OrdersRepository
-  private readonly outbox: OutboxWriter
+  private readonly steps: StepEntryWriter
 
   constructor(
     private readonly database: Database,
@@ -46,7 +46,7 @@ export class OrdersService {
     private readonly time: TimeFormatter
   ) {
     this.orders = ordersRepository(database.db, database.dialect)
-    this.outbox = outboxWriter(database.db)
+    this.steps = stepEntryWriter(database.db, database.dialect, this.orders, outboxWriter(database.db))
   }
 
   /** Places an order at step 1 of a service, open (D-50); its step's events are emitted. */
@@ -85,7 +85,7 @@ export class OrdersService {
       }
       if (id === undefined) throw new Error('no free transaction code after five draws')
       await this.orders.moveCounters(trx, null, service.step.id)
-      await recordStepEntry(trx, this.orders, this.outbox, {
+      await this.steps.record(trx, {
         order: { id, publicId, code, customerId: body.customer_id },
         service: { name: service.service_name, stepCount: service.step_count },
         step: service.step,
@@ -178,7 +178,7 @@ export class OrdersService {
       .where('id', '=', order.id)
       .execute()
     await this.orders.moveCounters(trx, order.step_id, service.step.id)
-    await recordStepEntry(trx, this.orders, this.outbox, {
+    await this.steps.record(trx, {
       order: { id: order.id, publicId: order.public_id, code: order.code, customerId: order.customer_id },
       service: { name: service.service_name, stepCount: service.step_count },
       step: service.step,
@@ -211,15 +211,15 @@ export class OrdersService {
       }
       const step = this.orders.nextStep(order)
       if (step === undefined) throw new Error(`service ${order.service_id} has no step ${order.position + 1}`)
-      await this.orders.setStep(trx, order.id, step.id, 'open', now)
       await this.orders.moveCounters(trx, order.step_id, step.id)
-      await recordStepEntry(trx, this.orders, this.outbox, {
+      await this.steps.record(trx, {
         order: { id: order.id, publicId: order.public_id, code: order.code, customerId: order.customer_id },
         service: { name: order.service_name, stepCount: order.step_count },
         step,
         type: 'moved',
         actor,
-        now
+        now,
+        setsStep: true
       })
       return toTransactionView(
         { ...order, position: step.position, description: step.description, button_title: step.buttonTitle, events: step.events },
