@@ -146,6 +146,14 @@ async function primeCredentials(target: Target, seconds: number): Promise<void> 
 }
 
 /** Sends each scenario's first request once and fails early on an answer that is not 2xx. */
+/** A scenario that consumes its data (moves) gets it back before each run, from its first request. */
+async function rewind(database: BenchDatabase, target: Target): Promise<void> {
+  const rewind = target.scenario.rewind
+  if (rewind === undefined) return
+  await withOpenDatabase(database, (db) => rewind(db))
+  target.cursor = 0
+}
+
 async function preflight(targets: Target[]): Promise<void> {
   // A move is not repeatable; its first run shows its statuses instead.
   for (const target of targets) if (target.scenario.name !== 'move-transaction') await prime(target)
@@ -217,6 +225,7 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
     log(`${options.rounds} rounds of ${scenarios.length} scenarios, ${options.connections} connections, ${options.workers} API process(es) on core ${options.serverCpu ?? 'any'}, wrk on core ${options.loadCpu ?? 'any'}: about ${minutes.toFixed(0)} min`)
     for (let round = 1; round <= options.rounds; round++) {
       for (const target of targets) {
+        await rewind(database, target)
         await waitForQuiet(options.quietWait)
         if (target.scenario.prime === true) await primeCredentials(target, options.warmup + options.duration)
         if (options.warmup > 0) await drive(target, options, options.warmup)
@@ -335,6 +344,7 @@ async function profileScenario(options: Options, entry: string, database: BenchD
   })
   let from = 0
   try {
+    await rewind(database, target)
     const profiled: Target = { ...target, url: `http://127.0.0.1:${port}` }
     // A fresh server verifies the customer's password once, before the load.
     if (target.scenario.prime === true) await prime(profiled)
