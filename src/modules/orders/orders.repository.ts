@@ -1,4 +1,4 @@
-import { sql, type Compilable, type Kysely, type SelectQueryBuilder } from 'kysely'
+import { sql, type Compilable, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare, type QueryTarget } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
@@ -231,15 +231,20 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
         .where('id', '=', p('stepId'))
     ),
 
-    // Both counters of a move in one statement, on SQLite (one writer, no row locks). PostgreSQL
-    // keeps one statement per row: a single UPDATE may lock the two rows in whatever order its
-    // plan reads them, and concurrent moves locking in opposite orders deadlock (measured: 1 s stalls).
-    countMove: prepare<{ from: number; to: number }, unknown>(db, (db, p) =>
-      db
+    // Both counters of a move in one statement. On PostgreSQL a plain UPDATE of the two rows locks
+    // them in whatever order its plan reads them, and concurrent moves locking in opposite orders
+    // deadlock (measured: 1 s stalls). There the rows are first locked by a SELECT … ORDER BY id
+    // FOR UPDATE in WITH (its locks are taken after the sort, so in id order), and the UPDATE
+    // changes the rows that SELECT returned.
+    countMove: prepare<{ from: number; to: number }, unknown>(db, (db, p) => {
+      const delta = (eb: ExpressionBuilder<DB, 'service_steps'>) => eb('order_count', '+', eb.case().when('id', '=', p('to')).then(1).else(-1).end())
+      if (!locks) return db.updateTable('service_steps').set((eb) => ({ order_count: delta(eb) })).where('id', 'in', [p('from'), p('to')])
+      return db
+        .with('locked', (db) => db.selectFrom('service_steps').select('id').where('id', 'in', [p('from'), p('to')]).orderBy('id').forUpdate())
         .updateTable('service_steps')
-        .set((eb) => ({ order_count: eb('order_count', '+', eb.case().when('id', '=', p('to')).then(1).else(-1).end()) }))
-        .where('id', 'in', [p('from'), p('to')])
-    ),
+        .set((eb) => ({ order_count: delta(eb) }))
+        .where('id', 'in', (eb) => eb.selectFrom('locked').select('locked.id'))
+    }),
 
     history: prepare<
       { orderId: number; at: number; type: HistoryType; position: number; description: string; actor: Actor },
@@ -331,7 +336,7 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
      * Rows are touched in id order so two concurrent moves never wait on each other in a cycle.
      */
     moveCounters: async (trx: Kysely<DB>, from: number | null, to: number | null): Promise<void> => {
-      if (!locks && from !== null && to !== null && from !== to) {
+      if (from !== null && to !== null && from !== to) {
         await q.countMove.run(trx, { from, to })
         return
       }

@@ -134,13 +134,13 @@ describeEachDialect('move transaction (D-55)', (t) => {
     assert.equal(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).service.position.position_number, '2')
   })
 
-  it('should write the step\'s messages in one statement, in event order, and both counters in one on SQLite (issue 7)', async () => {
+  it('should write the step\'s messages in one statement, in event order, and both counters in one (issue 7)', async () => {
     const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
     const before = await stepCounts()
     const { result, queries } = await t.countQueries(() => move(o.transaction_id))
     ok(result)
-    // One statement on SQLite; on PostgreSQL one per row, locked in id order (orders.repository.ts).
-    assert.equal(queries.filter((q) => q.startsWith('update "service_steps"')).length, t.database.dialect.supportsRowLocks ? 2 : 1)
+    // One statement; on PostgreSQL it locks the two rows in id order first (orders.repository.ts).
+    assert.equal(queries.filter((q) => q.startsWith(t.database.dialect.supportsRowLocks ? 'with "locked" as' : 'update "service_steps"')).length, 1)
     // On PostgreSQL the messages are written by the move's one statement for the order, its history and the outbox.
     assert.equal(queries.filter((q) => q.startsWith(t.database.dialect.supportsWritesInWith ? 'with "entered" as' : 'insert into "outbox"')).length, 1)
     // Step 2 of Dry Cleaning announces text, then trak: two rows, ids in that order.
@@ -171,9 +171,8 @@ describeEachDialect('move transaction (D-55)', (t) => {
             // The order row for update and its service in share mode, one statement.
             'select "o"."service_id" from',
             'select "orders"."id", "orders"."public_id",',
-            // The counters one row each, in id order.
-            'update "service_steps" set',
-            'update "service_steps" set',
+            // Both counters, their rows locked in id order first.
+            'with "locked" as',
             // The order's step, its history entry and the step's messages, one statement.
             'with "entered" as',
             'commit'
@@ -189,6 +188,8 @@ describeEachDialect('move transaction (D-55)', (t) => {
           ]
     )
     if (locks) {
+      const counters = queries.find((q) => q.startsWith('with "locked" as'))!
+      assert.match(counters, /^with "locked" as \(select "id" from "service_steps" where "id" in \(\$1, \$2\) order by "id" for update\) update "service_steps" set /)
       const combined = queries.find((q) => q.startsWith('with "entered" as'))!
       assert.match(combined, /^with "entered" as \(update "orders" set .*\), "entry" as \(insert into "order_history" .*\) insert into "outbox" /)
     }
@@ -251,6 +252,31 @@ describeEachDialect('move transaction (D-55)', (t) => {
         await other.rollback().execute().catch(() => {})
         throw error
       }
+    }
+  )
+
+  it(
+    'should move many orders at once in both id orders of their steps without a deadlock, counters exact (D-44)',
+    { skip: t.dialect !== 'postgres' && 'PostgreSQL only: SQLite has one writer and no row locks' },
+    async () => {
+      // Step 2 inserted later has the highest id: 1 -> 2 goes up in step ids, 2 -> 3 goes down.
+      await createService(t, 'Zig Zag', [{ description: 'First', button_title: 'First' }, { description: 'Last', button_title: 'Last' }])
+      ok(await t.post('/v1/service/add', { service_name: 'Zig Zag', description: 'Middle', position_number: 2 }))
+      const orders = await Promise.all(Array.from({ length: 40 }, () => createOrder(t, f.owner.id, 'Zig Zag')))
+      for (const o of orders.slice(0, 20)) ok(await move(o.transaction_id))
+      const deadlocks = async () =>
+        Number((await sql<{ n: string }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(t.database.db)).rows[0]!.n)
+      const before = await deadlocks()
+      const responses = await Promise.all(orders.map((o) => move(o.transaction_id)))
+      for (const response of responses) ok(response)
+      assert.equal(await deadlocks(), before, 'no transaction was chosen as a deadlock victim')
+      const stats = ok(await t.post('/v1/service/stats'))
+      const zigZag = stats.service_stats.find((s: { service: Array<Record<string, unknown>> }) => s.service[0]!.service_name === 'Zig Zag').service
+      // First, Middle, Last: 20 orders went on to Middle, 20 from Middle to Last.
+      assert.deepEqual(
+        zigZag.map((step: Record<string, unknown>) => step.position_count),
+        [0, 20, 20]
+      )
     }
   )
 
