@@ -13,12 +13,31 @@ export function loadCardKey(config: Pick<Config, 'cardEncryptionKey' | 'producti
   if (config.production) throw new Error('CARD_ENCRYPTION_KEY must be set when NODE_ENV=production')
   const file = path.join(config.dataDir, 'card-key')
   fs.mkdirSync(config.dataDir, { recursive: true })
-  try {
-    fs.writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { flag: 'wx', mode: 0o600 })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-  }
+  if (!fs.existsSync(file)) createKeyFile(file)
   const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64')
   if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`)
   return key
+}
+
+/**
+ * Writes a new key to a file of its own, synced, then links it in as `file` unless one is there.
+ * A link is created whole or not at all, so processes starting together (D-04) never read a key
+ * file another one has created but not written yet; the first link wins and the others use it.
+ */
+function createKeyFile(file: string): void {
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
+  const fd = fs.openSync(temporary, 'wx', 0o600)
+  try {
+    fs.writeSync(fd, `${randomBytes(32).toString('base64')}\n`)
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+  try {
+    fs.linkSync(temporary, file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  } finally {
+    fs.rmSync(temporary, { force: true })
+  }
 }
