@@ -1,4 +1,4 @@
-import { sql, type Compilable, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely'
+import { sql, type Compilable, type ExpressionBuilder, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare, type QueryTarget } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
@@ -42,6 +42,35 @@ export interface StepTarget {
   position: number
   description: string
   events: string
+}
+
+/** The parameters of `setStepUpdate`. */
+export type SetStepParams = { id: number; stepId: number; status: OrderStatus; now: number }
+/** The parameters of `historyInsert`. */
+export type HistoryParams = { orderId: number; at: number; type: HistoryType; position: number; description: string; actor: Actor }
+/** A parameter stand-in (`prepare`'s) that names at least these parameters. */
+type ParamsOf<P> = (name: keyof P & string) => unknown
+
+/**
+ * The UPDATE putting an order at a step with a status, and the INSERT of a history entry: run on
+ * their own below, and inside one statement by step-entry.ts on PostgreSQL, from the same builders.
+ */
+export function setStepUpdate(db: QueryCreator<DB>, p: ParamsOf<SetStepParams>) {
+  return db
+    .updateTable('orders')
+    .set({ step_id: p('stepId') as number, status: p('status') as OrderStatus, updated_at: p('now') as number })
+    .where('id', '=', p('id') as number)
+}
+
+export function historyInsert(db: QueryCreator<DB>, p: ParamsOf<HistoryParams>) {
+  return db.insertInto('order_history').values({
+    order_id: p('orderId') as number,
+    at: p('at') as number,
+    type: p('type') as HistoryType,
+    position: p('position') as number,
+    description: p('description') as string,
+    actor: p('actor') as Actor
+  })
 }
 
 type FullViewQuery = SelectQueryBuilder<DB, 'orders' | 'services' | 'service_steps', FullViewRow>
@@ -213,9 +242,7 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
         .returning('id')
     ),
 
-    setStep: prepare<{ id: number; stepId: number; status: OrderStatus; now: number }, unknown>(db, (db, p) =>
-      db.updateTable('orders').set({ step_id: p('stepId'), status: p('status'), updated_at: p('now') }).where('id', '=', p('id'))
-    ),
+    setStep: prepare<SetStepParams, unknown>(db, (db, p) => setStepUpdate(db, p)),
 
     countIn: prepare<{ stepId: number }, unknown>(db, (db, p) =>
       db
@@ -246,19 +273,7 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
         .where('id', 'in', (eb) => eb.selectFrom('locked').select('locked.id'))
     }),
 
-    history: prepare<
-      { orderId: number; at: number; type: HistoryType; position: number; description: string; actor: Actor },
-      unknown
-    >(db, (db, p) =>
-      db.insertInto('order_history').values({
-        order_id: p('orderId'),
-        at: p('at'),
-        type: p('type'),
-        position: p('position'),
-        description: p('description'),
-        actor: p('actor')
-      })
-    ),
+    history: prepare<HistoryParams, unknown>(db, (db, p) => historyInsert(db, p)),
 
     // Owner first, so a missing order and another customer's order are told apart before history.
     historyOf: prepare<{ publicId: string }, { customer_id: string } & HistoryRow>(db, (db, p) =>

@@ -4,7 +4,7 @@ import { prepare, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
 import { decodeEvents } from '../catalogue/events.js'
 import { outboxRowParams, outboxRows, type OutboxMessage, type OutboxRowParams, type OutboxWriter } from '../notifications/outbox.repository.js'
-import type { OrdersRepository, StepTarget } from './orders.repository.js'
+import { historyInsert, setStepUpdate, type OrdersRepository, type StepTarget } from './orders.repository.js'
 import type { Actor, HistoryType } from './orders.table.js'
 
 /** The order entering a step, as the history and its events describe it. */
@@ -37,26 +37,10 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
     let statement = combined.get(key)
     if (statement === undefined) {
       statement = prepare<OutboxRowParams, unknown>(db, (db, p) => {
-        const history = {
-          order_id: p('orderId') as number,
-          at: p('now') as number,
-          type: p('type') as HistoryType,
-          position: p('position') as number,
-          description: p('description') as string,
-          actor: p('actor') as Actor
-        }
         // The CTE's name is never referenced: only its write matters, so the type may forget it.
-        const start = (setsStep
-          ? db.with('entered', (db) =>
-              db
-                .updateTable('orders')
-                .set({ step_id: p('stepId') as number, status: 'open', updated_at: p('now') as number })
-                .where('id', '=', p('orderId') as number)
-                .returning('id')
-            )
-          : db) as unknown as QueryCreator<DB>
-        if (messages === 0) return start.insertInto('order_history').values(history)
-        return start.with('entry', (db) => db.insertInto('order_history').values(history).returning('id')).insertInto('outbox').values(outboxRows(messages, p))
+        const start = (setsStep ? db.with('entered', (db) => setStepUpdate(db, p).returning('id')) : db) as unknown as QueryCreator<DB>
+        if (messages === 0) return historyInsert(start, p)
+        return start.with('entry', (db) => historyInsert(db, p).returning('id')).insertInto('outbox').values(outboxRows(messages, p))
       })
       combined.set(key, statement)
     }
@@ -70,8 +54,11 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
       if (dialect.supportsWritesInWith && (setsStep || messages.length > 0)) {
         await combinedStatement(setsStep, messages.length).run(trx, {
           ...outboxRowParams(messages, entry.now),
-          orderId: entry.order.id,
+          id: entry.order.id,
           stepId: entry.step.id,
+          status: 'open',
+          orderId: entry.order.id,
+          at: entry.now,
           type: entry.type,
           position: entry.step.position,
           description: entry.step.description,
