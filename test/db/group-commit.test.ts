@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { sql } from 'kysely'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase, type Database } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
@@ -57,6 +58,13 @@ describe('SQLite group commit (performance issue)', () => {
     const stored = await keys()
     assert.ok(stored.includes('ok-1') && stored.includes('ok-2'))
     assert.ok(!stored.includes('doomed'))
+  })
+
+  it('should keep the savepoints\' statement journal in memory on the writer connection (issue 7)', async () => {
+    // A batch's savepoints journal every page they change; in a temp file that journal is written
+    // page by page and kept for the whole batch, which cost half of an INSERT (BENCHMARKS.md).
+    const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(database.db)
+    assert.deepEqual(rows, [{ temp_store: 2 }])
   })
 
   it('should acknowledge a lone use case', async () => {
