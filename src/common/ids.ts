@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto'
+import { randomBytes, randomFillSync, randomInt } from 'node:crypto'
 
 // Lower-case Crockford base32: no i, l, o, u, so ids read back unambiguously.
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
@@ -19,6 +19,24 @@ function base32(bytes: Buffer): string {
   return out
 }
 
+// Ids take their random bytes from a block drawn 4 KiB at a time from the same CSPRNG, as
+// crypto.randomUUID does: one call into OpenSSL costs about 2.5 µs whatever its size, and a create
+// draws two ids (BENCHMARKS.md). Each byte is handed out once.
+const POOL_SIZE = 4096
+let pool = Buffer.alloc(0)
+let poolOffset = 0
+
+/** `size` fresh random bytes; the caller may write into them (they are never handed out again). */
+function randomChunk(size: number): Buffer {
+  if (poolOffset + size > pool.length) {
+    pool = randomFillSync(Buffer.allocUnsafeSlow(POOL_SIZE))
+    poolOffset = 0
+  }
+  const chunk = pool.subarray(poolOffset, poolOffset + size)
+  poolOffset += size
+  return chunk
+}
+
 export type IdPrefix = 'cus' | 'svc' | 'trx' | 'pay' | 'key' | 'trk'
 
 /**
@@ -26,7 +44,7 @@ export type IdPrefix = 'cus' | 'svc' | 'trx' | 'pay' | 'key' | 'trk'
  * carry no order, and can never equal a literal path segment such as `create` or `signin`.
  */
 export function newId(prefix: IdPrefix): string {
-  return `${prefix}_${base32(randomBytes(15))}`
+  return `${prefix}_${base32(randomChunk(15))}`
 }
 
 /**
@@ -37,14 +55,14 @@ export function newId(prefix: IdPrefix): string {
  * keeps the pages a commit writes few (BENCHMARKS.md).
  */
 export function newTimeOrderedId(prefix: string, nowMs: number): string {
-  const bytes = randomBytes(15)
+  const bytes = randomChunk(15)
   bytes.writeUIntBE(Math.max(0, Math.min(nowMs, 2 ** 48 - 1)), 0, 6)
   return `${prefix}_${base32(bytes)}`
 }
 
 /** An API key id: short enough to type, random enough never to collide in practice. */
 export function newKeyId(): string {
-  return `key_${base32(randomBytes(10))}`
+  return `key_${base32(randomChunk(10))}`
 }
 
 /** A secret of 32 random bytes, base64url (D-10 API keys, D-36 reset tokens). */

@@ -39,4 +39,12 @@ describe('time-ordered ids (outbox event ids, D-60)', () => {
     for (const id of ids) assert.match(id, /^trx_[0-9abcdefghjkmnpqrstvwxyz]{24}$/)
     assert.notDeepEqual([...ids].sort(), ids)
   })
+
+  it('should stay unique and well formed across many refills of the random block (4 KiB, 273 ids each)', () => {
+    const ids = Array.from({ length: 5_000 }, (_, i) => (i % 2 === 0 ? newId('trx') : newTimeOrderedId('msg', 1_795_000_000_000)))
+    assert.equal(new Set(ids).size, ids.length)
+    for (const id of ids) assert.match(id, /^(trx|msg)_[0-9abcdefghjkmnpqrstvwxyz]{24}$/)
+    // The random parts do not repeat in blocks either: no two ids share their last 14 characters.
+    assert.equal(new Set(ids.map((id) => id.slice(-14))).size, ids.length)
+  })
 })
