@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './common/clock.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { SqliteGroupCommit } from './db/unit-of-work.js'
+import { VersionedMemo } from './db/versioned-memo.js'
 import { apiKeysRepository } from './modules/api-keys/api-keys.repository.js'
 import { catalogueModule } from './modules/catalogue/index.js'
 import { customersModule } from './modules/customers/index.js'
@@ -54,12 +55,21 @@ export interface AppContext {
   readonly logger: Logger
 }
 
+/**
+ * The stored credentials, kept until the database changes (VersionedMemo: on SQLite any commit, by
+ * this process, the CLI or another process, drops them; PostgreSQL reads every time). A revoked key
+ * or a changed password is seen by the next request as before, and a read-only stretch of traffic
+ * skips one query per request. Unknown ids and e-mails are kept too, so asking twice costs the same
+ * whether or not they exist.
+ */
 function credentialStore(database: Database): CredentialStore {
   const keys = apiKeysRepository(database.db)
   const customerLogin = customerLoginQuery(database.db)
+  const keptKeys = new VersionedMemo<Awaited<ReturnType<CredentialStore['findApiKey']>>>(database.dataVersion, 1000)
+  const keptLogins = new VersionedMemo<Awaited<ReturnType<CredentialStore['findCustomerLogin']>>>(database.dataVersion, 1000)
   return {
-    findApiKey: (id) => keys.findForAuth(database.reader, id),
-    findCustomerLogin: (email) => customerLogin.first(database.reader, { email })
+    findApiKey: (id) => keptKeys.get(id, () => keys.findForAuth(database.reader, id)),
+    findCustomerLogin: (email) => keptLogins.get(email, () => customerLogin.first(database.reader, { email }))
   }
 }
 
