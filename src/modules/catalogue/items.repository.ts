@@ -18,11 +18,10 @@ export function itemsRepository(db: Kysely<DB>) {
 
   function visibleItem(trx: Transaction<DB>, id: number) {
     return trx
-      .selectFrom('items as i')
-      .innerJoin('services as s', 's.id', 'i.service_id')
-      .select(['i.id', 'i.title', 'i.image_url', 'i.price_cents', 'i.group_name', 's.name as service_name'])
-      .where('i.id', '=', id)
-      .where('i.removed_at', 'is', null)
+      .selectFrom('items')
+      .select(['id', 'title', 'image_url', 'price_cents'])
+      .where('id', '=', id)
+      .where('removed_at', 'is', null)
   }
 
   return {

@@ -38,15 +38,12 @@ const Item = Type.Object({
   price: Type.String({ description: 'Whole cents as digit text (D-45).' })
 })
 
-/** An item as the item operations answer it: spec "Item" plus its group and service (D-45). */
-export const ItemResponse = Type.Object({
-  item_id: Type.String(),
-  title: Type.String(),
-  image_url: Type.String(),
-  price: Type.String(),
-  group: Type.String(),
-  service_name: Type.String()
-})
+/**
+ * An item as the item operations answer it (D-45 "answers with the item"): exactly the spec's Item.
+ * Its group is not added: decisions.md allows fields beyond the spec only where a rule says so, and
+ * only D-46's `item_group` elements carry a group name.
+ */
+export const ItemResponse = Item
 
 export const ItemsResponse = Type.Object({
   item: Type.Object({

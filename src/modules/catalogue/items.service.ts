@@ -77,7 +77,7 @@ export class ItemsService {
         group_name: group,
         created_at: this.clock.now()
       })
-      return toItemView({ id, title, image_url: body.image_url?.trim() ?? '', price_cents: price, group_name: group, service_name: service.name })
+      return toItemView({ id, title, image_url: body.image_url?.trim() ?? '', price_cents: price })
     })
   }
 

@@ -1,14 +1,12 @@
 import type { Static } from 'typebox'
 import type { ItemResponse, ItemsResponse } from './items.schemas.js'
 
-/** An item row with its service's name. */
+/** The columns of an item its answer is made of. */
 export interface ItemRow {
   id: number
   title: string
   image_url: string
   price_cents: number
-  group_name: string
-  service_name: string
 }
 
 /** The answer of the item operations (D-45). */
@@ -17,9 +15,7 @@ export function toItemView(row: ItemRow): Static<typeof ItemResponse> {
     item_id: String(row.id),
     title: row.title,
     image_url: row.image_url,
-    price: String(row.price_cents),
-    group: row.group_name,
-    service_name: row.service_name
+    price: String(row.price_cents)
   }
 }
 

@@ -19,14 +19,19 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
   it('should create an item with defaults: group General, image_url empty', async () => {
     const item = ok(await t.post('/v1/item/create', { service_name: 'Wash & Fold', title: 'Shirt', price: 250 }))
     assert.match(item.item_id, /^[0-9]+$/)
-    assert.deepEqual(item, { item_id: item.item_id, title: 'Shirt', image_url: '', price: '250', group: 'General', service_name: 'Wash & Fold' })
+    // D-45 "answers with the item": exactly the spec's Item, no group or service (decisions.md, additive fields).
+    assert.deepEqual(item, { item_id: item.item_id, title: 'Shirt', image_url: '', price: '250' })
+    const groups = ok(await t.post('/v1/service/Wash%20%26%20Fold')).item_group
+    assert.deepEqual(groups.find((g: { item: Array<{ item_id: string }> }) => g.item.some((i) => i.item_id === item.item_id))?.group, 'General')
   })
 
   it('should create an item with a group and image, price as digit text, the service found ignoring case', async () => {
     const item = ok(
       await t.post('/v1/item/create', { service_name: 'wash & fold', title: ' Duvet ', price: '1999', image_url: 'duvet.png', group: ' Bedding ' })
     )
-    assert.deepEqual(item, { item_id: item.item_id, title: 'Duvet', image_url: 'duvet.png', price: '1999', group: 'Bedding', service_name: 'Wash & Fold' })
+    assert.deepEqual(item, { item_id: item.item_id, title: 'Duvet', image_url: 'duvet.png', price: '1999' })
+    const groups = ok(await t.post('/v1/service/Wash%20%26%20Fold')).item_group
+    assert.deepEqual(groups.find((g: { item: Array<{ item_id: string }> }) => g.item.some((i) => i.item_id === item.item_id))?.group, 'Bedding')
   })
 
   it('should accept the price bounds 0 and 10000000', async () => {
@@ -108,25 +113,19 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
       item_id: heel,
       title: 'Heel',
       image_url: 'heel.png',
-      price: '1300',
-      group: 'Repairs',
-      service_name: 'Shoe Repair'
+      price: '1300'
     })
     assert.deepEqual(ok(await t.post('/v1/item/update', { item_id: Number(heel), title: 'Heel tip', image_url: '', group: 'Care' })), {
       item_id: heel,
       title: 'Heel tip',
       image_url: '',
-      price: '1300',
-      group: 'Care',
-      service_name: 'Shoe Repair'
+      price: '1300'
     })
     assert.deepEqual(ok(await t.post('/v1/item/update', { item_id: polish })), {
       item_id: polish,
       title: 'Polish',
       image_url: 'polish.png',
-      price: '500',
-      group: 'Care',
-      service_name: 'Shoe Repair'
+      price: '500'
     })
     assert.deepEqual(ok(await t.post('/v1/service/Shoe%20Repair')), {
       item: { item_count: 2, service_name: 'Shoe Repair' },
@@ -171,9 +170,7 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
       item_id: towel,
       title: 'Towel',
       image_url: 'towel.png',
-      price: '300',
-      group: 'Bath',
-      service_name: 'Laundry'
+      price: '300'
     })
     assert.deepEqual(ok(await t.post('/v1/service/Laundry')), {
       item: { item_count: 2, service_name: 'Laundry' },

@@ -243,14 +243,16 @@ function itemsSection(c: Console, name: string, items: ItemsResponse, redraw: Re
       return
     }
     void busy(add, addAlert, async () => {
+      const groupName = valueOf(group)
       const created = await c.api.createItem({
         service_name: name,
         title: valueOf(title),
         price: amount,
-        ...(valueOf(group) === '' ? {} : { group: valueOf(group) }),
+        ...(groupName === '' ? {} : { group: groupName }),
         ...(valueOf(image) === '' ? {} : { image_url: valueOf(image) })
       })
-      await redraw(`${created.title} (${cents(created.price)}) is added to ${created.group}.`, '.add-item input')()
+      // The answer is the spec's Item, without its group (D-45): the group is the one sent, or the default.
+      await redraw(`${created.title} (${cents(created.price)}) is added to ${groupName === '' ? 'General' : groupName}.`, '.add-item input')()
     })
   })
   return h(

@@ -102,10 +102,8 @@ export interface ItemsResponse {
   item_group: Array<{ group: string; item: Item[] }>
 }
 
-export interface ItemResponse extends Item {
-  group: string
-  service_name: string
-}
+/** The answer of item create, update and remove: exactly the spec's Item (D-45). */
+export type ItemResponse = Item
 
 export interface SearchResponse {
   customer: Array<{ customer_id: string; customer_name: string; customer_email: string }>
