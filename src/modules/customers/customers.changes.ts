@@ -16,10 +16,12 @@ export function planChanges(input: CustomerChanges): CustomerUpdate {
   const changes: CustomerUpdate = {}
 
   if (input.customer_name !== undefined) {
-    const name = splitName(input.customer_name)
-    const problem = nameProblem(name)
+    const problem = nameProblem(input.customer_name)
     if (problem !== undefined) errors.push({ field: '/customer/customer_name', message: problem })
-    else Object.assign(changes, { ...name, first_name_lc: nameKey(name.first_name), last_name_lc: nameKey(name.last_name) })
+    else {
+      const name = splitName(input.customer_name)
+      Object.assign(changes, { ...name, first_name_lc: nameKey(name.first_name), last_name_lc: nameKey(name.last_name) })
+    }
   }
 
   if (input.email !== undefined) {

@@ -2,7 +2,7 @@ import { isValidEmail, normalizeEmail } from '../../common/email.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { placeOfZip, type Place } from './zip-codes.js'
 
-/** D-70: each of first and last name. */
+/** D-70 "names 100": `customer_name` as a whole (so each of first and last name too). */
 export const NAME_MAX = 100
 
 /** An e-mail address trimmed and lower-cased, or a 400 naming `field` (D-31). */
@@ -31,11 +31,13 @@ export function splitName(raw: string): { first_name: string; last_name: string 
     : { first_name: name.slice(0, space), last_name: name.slice(space + 1) }
 }
 
-/** Why a split name cannot be stored, or undefined (D-70: each part at most 100 characters). */
-export function nameProblem(name: { first_name: string; last_name: string }): string | undefined {
-  if ([...name.first_name].length > NAME_MAX) return `must have a first word of at most ${NAME_MAX} characters`
-  if ([...name.last_name].length > NAME_MAX) return `must have at most ${NAME_MAX} characters after the first word`
-  return undefined
+/**
+ * Why a full name cannot be stored, or undefined. D-70 limits names to 100 characters, and the
+ * name the wire carries is `customer_name`: it is counted whole, in characters (code points), after
+ * the clean-up it is stored with (NFC, trimmed, one space between words).
+ */
+export function nameProblem(fullName: string): string | undefined {
+  return [...cleanText(fullName)].length > NAME_MAX ? `must be at most ${NAME_MAX} characters` : undefined
 }
 
 /**

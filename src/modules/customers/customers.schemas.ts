@@ -73,7 +73,7 @@ const CustomerChanges = Type.Object({
   customer_id: Key('customer_not_found', 64, { minLength: 1, description: 'The customer to update; required.' }),
   customer_name: Type.Optional(
     SingleLine(201, {
-      description: 'Full name, split at the first space: the first word is `first_name`, the rest `last_name`; each at most 100 characters; empty clears both (D-32).'
+      description: 'Full name of at most 100 characters (D-70, counted after trimming and joining runs of spaces), split at the first space: the first word is `first_name`, the rest `last_name`; empty clears both (D-32).'
     })
   ),
   email: Type.Optional(Email('Trimmed and lower-cased; must not be used by another customer (409 `email_taken`, D-32).')),

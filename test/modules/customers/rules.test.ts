@@ -14,11 +14,14 @@ describe('customer field rules (D-31, D-32)', () => {
     assert.deepEqual(splitName('Jean\tLuc\nPicard'), { first_name: 'Jean', last_name: 'Luc Picard' })
   })
 
-  it('should limit each part of a name to 100 characters, counting characters not UTF-16 units', () => {
-    assert.equal(nameProblem({ first_name: 'a'.repeat(100), last_name: 'b'.repeat(100) }), undefined)
-    assert.equal(nameProblem({ first_name: '😀'.repeat(100), last_name: '' }), undefined)
-    assert.equal(nameProblem({ first_name: 'a'.repeat(101), last_name: '' }), 'must have a first word of at most 100 characters')
-    assert.equal(nameProblem({ first_name: 'a', last_name: 'b'.repeat(101) }), 'must have at most 100 characters after the first word')
+  it('should limit a full name to 100 characters (D-70), counting characters not UTF-16 units, after clean-up', () => {
+    assert.equal(nameProblem('a'.repeat(100)), undefined)
+    assert.equal(nameProblem(`${'a'.repeat(49)} ${'b'.repeat(50)}`), undefined)
+    assert.equal(nameProblem('😀'.repeat(100)), undefined)
+    assert.equal(nameProblem(`  ${'a'.repeat(50)}   ${'b'.repeat(49)}  `), undefined)
+    assert.equal(nameProblem('a'.repeat(101)), 'must be at most 100 characters')
+    assert.equal(nameProblem(`${'a'.repeat(50)} ${'b'.repeat(50)}`), 'must be at most 100 characters')
+    assert.equal(nameProblem('😀'.repeat(101)), 'must be at most 100 characters')
   })
 
   it('should normalise text to NFC', () => {

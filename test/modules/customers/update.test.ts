@@ -141,9 +141,11 @@ describeEachDialect('update customer (D-32)', (t) => {
 
   it('should answer 400 for names, streets and apartments too long or with control characters', async () => {
     const { id, view } = await fullCustomer()
-    const first = problem(await update({ customer_id: id, customer_name: `${'a'.repeat(101)} Smith` }), 'validation_failed', ['/customer/customer_name'])
-    assert.deepEqual(first.errors, [{ field: '/customer/customer_name', message: 'must have a first word of at most 100 characters' }])
-    problem(await update({ customer_id: id, customer_name: `John ${'b'.repeat(101)}` }), 'validation_failed', ['/customer/customer_name'])
+    // D-70 "names 100": the full name the wire carries, not each of its parts.
+    const first = problem(await update({ customer_id: id, customer_name: `${'a'.repeat(95)} Smith` }), 'validation_failed', ['/customer/customer_name'])
+    assert.deepEqual(first.errors, [{ field: '/customer/customer_name', message: 'must be at most 100 characters' }])
+    problem(await update({ customer_id: id, customer_name: `John ${'b'.repeat(96)}` }), 'validation_failed', ['/customer/customer_name'])
+    problem(await update({ customer_id: id, customer_name: 'a'.repeat(101) }), 'validation_failed', ['/customer/customer_name'])
     problem(await update({ customer_id: id, customer_name: 'x'.repeat(202) }), 'validation_failed', ['/customer/customer_name'])
     problem(await update({ customer_id: id, customer_name: 'John\u0000Smith' }), 'validation_failed', ['/customer/customer_name'])
     problem(await update({ customer_id: id, customer_name: 7 }), 'validation_failed', ['/customer/customer_name'])
@@ -153,8 +155,11 @@ describeEachDialect('update customer (D-32)', (t) => {
     problem(await update({ customer_id: id, address: 'Main St' }), 'validation_failed', ['/customer/address'])
     assert.deepEqual(await getCustomer(t, id), view)
     // The limits themselves are allowed.
-    const longest = await updateCustomer(t, { customer_id: id, customer_name: `${'a'.repeat(100)} ${'b'.repeat(100)}`, address: { street: 's'.repeat(200) } })
-    assert.equal(longest.first_name.length + longest.last_name.length + longest.address.street.length, 400)
+    const longest = await updateCustomer(t, { customer_id: id, customer_name: `${'a'.repeat(49)} ${'b'.repeat(50)}`, address: { street: 's'.repeat(200) } })
+    assert.equal(longest.first_name.length + longest.last_name.length + longest.address.street.length, 299)
+    // Spaces around and between the words are not counted: they are not stored.
+    const padded = await updateCustomer(t, { customer_id: id, customer_name: `  ${'c'.repeat(50)}   ${'d'.repeat(49)}  ` })
+    assert.deepEqual([padded.first_name, padded.last_name], ['c'.repeat(50), 'd'.repeat(49)])
   })
 
   it('should change the e-mail (and with it the username and the sign-in name) to an unused address', async () => {
