@@ -113,7 +113,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return503OnClosing: false,
     // Slow or hostile clients: deadlines for headers and the whole request, header size (issue 8).
     ...httpServerOptions(deps.config),
-    routerOptions: { maxParamLength: 500 },
+    // As long as any request line the server accepts (HTTP_MAX_HEADER_SIZE at most 1 MiB): an
+    // over-long id or name reaches its route and is answered as unknown (`customer_not_found`, …,
+    // schemas.ts PathKey), not `route_not_found` for a path that exists.
+    routerOptions: { maxParamLength: 1_048_576 },
     ajv: {
       customOptions: {
         // Types are exact: a number where text is expected is an error, not converted.

@@ -47,6 +47,15 @@ export function Key(notFound: AbsentCode, maxLength: number, options: TextOption
   return Type.String({ maxLength, pattern: TEXT_PATTERN, 'x-absent': notFound, ...options })
 }
 
+/**
+ * An id or name in a path. It has no length limit of its own (the request line has one,
+ * HTTP_MAX_HEADER_SIZE): an id of any length that names no record is answered with `notFound`,
+ * as D-21 answers an unknown one, not with a 400 for a field the client did not write as one.
+ */
+export function PathKey(notFound: AbsentCode, options: TextOptions = {}) {
+  return Type.String({ pattern: TEXT_PATTERN, 'x-absent': notFound, ...options })
+}
+
 /** An item id: numeric text or a number (D-30, D-45); anything else names no item. */
 export function ItemKey(description = 'The item id: numeric text (a number is accepted too).') {
   return Type.Unsafe<string | number>({ type: ['string', 'integer'], maxLength: 20, pattern: TEXT_PATTERN, 'x-absent': 'item_not_found', description })

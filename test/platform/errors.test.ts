@@ -199,11 +199,10 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
   })
 
   it('should answer 404 route_not_found, with the usual headers and log line, for a path the router cannot read', async () => {
-    const longName = 'n'.repeat(600)
+    // An over-long id or name is readable: it reaches its route and is not found (not-found.test.ts).
     for (const [path, shown] of [
       ['/v1/service/%zz/1', '/v1/service/%zz/1'],
-      ['/v1/customer/%E0%A4%A', '/v1/customer/%E0%A4%A'],
-      [`/v1/service/${longName}/1`, `/v1/service/${longName}/1`]
+      ['/v1/customer/%E0%A4%A', '/v1/customer/%E0%A4%A']
     ] as const) {
       const id = `unroutable-${path.length}`
       const response = await t.post(path, undefined, { headers: { 'x-request-id': id } })

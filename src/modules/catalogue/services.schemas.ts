@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { Key, Line, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
+import { Key, Line, PathKey, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
 import { EVENT_NAMES } from './events.js'
 
 const ServiceName = Text(100, { description: 'The service name; trimmed, unique ignoring case, no `/` (D-40).' })
@@ -49,12 +49,14 @@ export const RemoveStepBody = Type.Object({
 })
 export type RemoveStepBody = Static<typeof RemoveStepBody>
 
+const ServicePathName = PathKey('service_not_found', { description: 'The name of the service, URL-decoded, matched ignoring case (D-40).' })
+
 export const ServiceStepParams = Type.Object({
-  service_name: ServiceKey(500),
-  position_number: Type.String({ maxLength: 500, description: 'A whole number from 1 to the number of steps; anything else is 404 `step_not_found` (D-43).' })
+  service_name: ServicePathName,
+  position_number: Type.String({ description: 'A whole number from 1 to the number of steps; anything else is 404 `step_not_found` (D-43).' })
 })
 
-export const ServiceNameParams = Type.Object({ service_name: ServiceKey(500) })
+export const ServiceNameParams = Type.Object({ service_name: ServicePathName })
 
 /** The service view (spec "Service view"): a service at one of its steps. */
 export const ServiceView = Type.Object({

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { Key, Line, LINE_PATTERN, Text } from '../../platform/schemas.js'
+import { Key, Line, LINE_PATTERN, PathKey, Text } from '../../platform/schemas.js'
 import { ZIP_PATTERN } from './zip-codes.js'
 
 /** One line of text up to `maxLength` characters, without control characters (the text rule, schemas.ts). */
@@ -34,7 +34,7 @@ export const CreateCustomerBody = Type.Object({
 })
 export type CreateCustomerBody = Static<typeof CreateCustomerBody>
 
-export const CustomerIdParams = Type.Object({ customer_id: Key('customer_not_found', 500) })
+export const CustomerIdParams = Type.Object({ customer_id: PathKey('customer_not_found') })
 
 const Phone = Type.Unsafe<number | string>({
   type: ['integer', 'string'],

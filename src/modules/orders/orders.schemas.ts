@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { Identifier, ItemKey, Key, Line, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
+import { Identifier, ItemKey, Key, Line, PathKey, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
 import { ServiceKey, ServiceView } from '../catalogue/services.schemas.js'
 
 // D-50: whole seconds between 2000-01-01 and 2100-01-01.
@@ -86,7 +86,7 @@ export const TransactionView = Type.Object({
   total: Type.String({ description: 'Two decimals; `0.00` for an empty receipt.' })
 })
 
-export const TransactionParams = Type.Object({ transaction_id: Key('transaction_not_found', 500) })
+export const TransactionParams = Type.Object({ transaction_id: PathKey('transaction_not_found') })
 
 const ItemId = ItemKey('Numeric text (a number is accepted too).')
 

@@ -1,8 +1,8 @@
 import Type from 'typebox'
-import { Key } from '../../platform/schemas.js'
+import { PathKey } from '../../platform/schemas.js'
 
 // An id holding control characters names no transaction (the text rule, issue 8): PostgreSQL failed on NUL (500).
-export const TransactionParams = Type.Object({ transaction_id: Key('transaction_not_found', 500) })
+export const TransactionParams = Type.Object({ transaction_id: PathKey('transaction_not_found') })
 
 /** The answer of the staff and customer operations: the link to hand to the customer. */
 export const TrackingLinkResponse = Type.Object({
