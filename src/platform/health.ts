@@ -44,12 +44,14 @@ export function registerHealth(app: App, database: Database, metrics: Metrics): 
         tags: ['operations'],
         operationId: 'metrics',
         summary: 'Prometheus metrics: requests by route and status, durations, outbox backlog',
+        description:
+          'Always Prometheus text (D-71), also while the database cannot be reached: then the gauges read from it (`outbox_backlog`) are left out and `metrics_source_up{metric=…}` is 0.',
         produces: ['text/plain']
       }
     },
     async (_request, reply) => {
       reply.type(metrics.registry.contentType)
-      return metrics.registry.metrics()
+      return metrics.render()
     }
   )
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyServerOptions } from 'fastify'
@@ -60,9 +61,12 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (socket.writable) {
     const problem = clientErrorProblem(error)
     const body = JSON.stringify(problem.toDocument())
+    // D-73: every response carries X-Request-Id. Headers that could not be read cannot supply one,
+    // so it is always a new one.
     socket.write(
       `HTTP/1.1 ${problem.status} ${problem.toDocument().title}\r\n` +
         'Connection: close\r\n' +
+        `X-Request-Id: ${randomUUID()}\r\n` +
         'Content-Type: application/problem+json; charset=utf-8\r\n' +
         'X-Content-Type-Options: nosniff\r\n' +
         'Cache-Control: no-store\r\n' +

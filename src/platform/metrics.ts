@@ -28,12 +28,26 @@ export class Metrics {
   // when /metrics is scraped: prom-client's per-observation label handling cost about 4% of a
   // request (BENCHMARKS.md).
   private readonly routes = new Map<string, RouteStats>()
+  // Gauges read from the database: read before each scrape (render), so a database that cannot be
+  // reached costs those gauges, not the whole scrape (D-71: only /readyz reports the database).
+  private readonly sources: Array<{ name: string; read: GaugeSource; values: Awaited<ReturnType<GaugeSource>>; up: number }> = []
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'service_ordering_' })
     this.registry.registerMetric(
       this.scraped('http_requests_total', 'HTTP requests answered, by route, method and status.', 'counter', () => this.requestValues())
     )
+    const sources = this.sources
+    new Gauge({
+      name: 'metrics_source_up',
+      help: 'Whether a gauge read from the database could be read at this scrape (1) or not (0: its series are left out).',
+      labelNames: ['metric'],
+      registers: [this.registry],
+      collect() {
+        this.reset()
+        for (const source of sources) this.set({ metric: source.name }, source.up)
+      }
+    })
     this.registry.registerMetric(
       this.scraped(
         'http_request_duration_seconds',
@@ -94,16 +108,34 @@ export class Metrics {
 
   /** Adds a gauge computed at scrape time. */
   addGauge(name: string, help: string, labelNames: readonly string[], source: GaugeSource): void {
+    const entry = { name, read: source, values: [] as Awaited<ReturnType<GaugeSource>>, up: 1 }
+    this.sources.push(entry)
     new Gauge({
       name,
       help,
       labelNames: [...labelNames],
       registers: [this.registry],
-      async collect() {
+      collect() {
         this.reset()
-        for (const { labels, value } of await source()) this.set(labels, value)
+        for (const { labels, value } of entry.values) this.set(labels, value)
       }
     })
+  }
+
+  /** The Prometheus text of a scrape: the database gauges are read first, each on its own. */
+  async render(): Promise<string> {
+    await Promise.all(
+      this.sources.map(async (source) => {
+        try {
+          source.values = await source.read()
+          source.up = 1
+        } catch {
+          source.values = []
+          source.up = 0
+        }
+      })
+    )
+    return this.registry.metrics()
   }
 
   /** Adds a counter that other parts of the app increment. */

@@ -147,8 +147,18 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
       const second = await assertUnavailable(2)
       const health = await app.inject({ method: 'GET', url: '/healthz' })
       assert.equal(health.statusCode, 200)
+      // D-71: /metrics is still Prometheus text; only the gauges read from the database are left out.
+      const scrape = await within(PROMPT_MS * 2, app.inject({ method: 'GET', url: '/metrics' }), '/metrics')
+      assert.equal(scrape.statusCode, 200, scrape.body)
+      assert.match(String(scrape.headers['content-type']), /^text\/plain/)
+      assert.match(scrape.body, /^metrics_source_up\{metric="outbox_backlog"\} 0$/m)
+      assert.match(scrape.body, /^http_requests_total\{.*status="503".*\} \d+$/m)
+      assert.doesNotMatch(scrape.body, /^outbox_backlog\{/m)
       await proxy.restore()
       await assertResumes()
+      const after = await app.inject({ method: 'GET', url: '/metrics' })
+      assert.match(after.body, /^metrics_source_up\{metric="outbox_backlog"\} 1$/m)
+      assert.match(after.body, /^outbox_backlog\{/m)
       // Not a fault of ours: warnings, never an error log line (500).
       const errors = logs.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level >= 50)
       assert.deepEqual(errors.map((line) => line.msg), [])

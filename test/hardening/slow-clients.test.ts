@@ -84,6 +84,8 @@ function assertProblem(client: RawClient, status: number, code: string): void {
   assert.equal(response.status, status, client.received.slice(0, 300))
   assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8')
   assert.equal(response.headers['x-content-type-options'], 'nosniff')
+  // D-73: every response, these too, carries a request id (a new one: the headers were not read).
+  assert.match(String(response.headers['x-request-id']), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
   assert.equal(response.body.code, code)
   assert.equal(response.body.status, status)
   assert.equal(response.body.type, `/problems/${code}`)
