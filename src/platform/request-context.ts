@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from './app-types.js'
 import type { Metrics } from './metrics.js'
@@ -35,13 +35,30 @@ export function recordResponse(metrics: Metrics, request: FastifyRequest, reply:
 
 /** Per-request headers, log line and metric sample, for every request that reaches routing. */
 export function registerRequestContext(app: App, metrics: Metrics): void {
+  // Responses being prepared. When the server starts closing (SIGTERM, D-72), their connections
+  // are told to close after the answer: Fastify does so for requests that arrive while closing, but
+  // a request already past routing answered `keep-alive`, and its client's idle connection then
+  // held the exit back for the whole drain window.
+  // A response leaves the set at 'close', which Node emits once for every response, sent or cut off.
+  const inFlight = new Set<ServerResponse>()
+  function forget(this: ServerResponse): void {
+    inFlight.delete(this)
+  }
+
   app.addHook('onRequest', (request, reply, done) => {
     setResponseHeaders(request, reply)
+    inFlight.add(reply.raw)
+    reply.raw.on('close', forget)
     done()
   })
 
   app.addHook('onResponse', (request, reply, done) => {
     recordResponse(metrics, request, reply)
+    done()
+  })
+
+  app.addHook('preClose', (done) => {
+    for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close')
     done()
   })
 }

@@ -18,7 +18,7 @@ interface Answer {
  * A request whose headers the server has provably read (it answered `100 Continue`) and whose
  * body is only partly sent, so it is in flight until `finish()` sends the rest.
  */
-function startSlowRequest(port: number, path: string, body: string): Promise<{ finish(): void; answer: Promise<Answer> }> {
+function startSlowRequest(port: number, path: string, body: string, agent: http.Agent | false = false): Promise<{ finish(): void; answer: Promise<Answer> }> {
   return new Promise((resolveStarted, rejectStarted) => {
     const payload = Buffer.from(body, 'utf8')
     const half = Math.floor(payload.length / 2)
@@ -28,7 +28,7 @@ function startSlowRequest(port: number, path: string, body: string): Promise<{ f
       port,
       path,
       method: 'POST',
-      agent: false,
+      agent,
       headers: {
         authorization: basic(KEY_ID, SECRET),
         'content-type': 'application/json',
@@ -116,8 +116,11 @@ for (const dialect of DIALECTS) {
 
     it('should finish a request in flight, refuse new connections and exit 0', async () => {
       assert.equal((await get(port, '/healthz')).status, 200)
-      const slow = await startSlowRequest(port, '/v1/service/create', JSON.stringify({ service_name: 'Drained', description: 'step one' }))
+      // A client that keeps its connections, as browsers and proxies do.
+      const keepAlive = new http.Agent({ keepAlive: true })
+      const slow = await startSlowRequest(port, '/v1/service/create', JSON.stringify({ service_name: 'Drained', description: 'step one' }), keepAlive)
 
+      const started = Date.now()
       server.kill('SIGTERM')
       await server.waitForLine((line) => line.includes('shutting down'))
       // New connections are refused while the request in flight is still open.
@@ -127,10 +130,14 @@ for (const dialect of DIALECTS) {
       const answer = await slow.answer
       assert.equal(answer.status, 200, answer.body)
       assert.equal(answer.headers['content-type'], 'application/json; charset=utf-8')
+      // Told to close: a client keeping its connection would otherwise hold the exit back (D-72).
+      assert.equal(answer.headers.connection, 'close')
       assert.deepEqual(JSON.parse(answer.body), { message: 'successfully created' })
 
-      // Exits 0 well within the 10 s drain window (generous bound for a loaded machine).
+      // Exits 0 without waiting out the 10 s drain window for the client's kept connection.
       assert.equal(await server.exit(30_000), 0, server.stderr.join('\n'))
+      assert.ok(Date.now() - started < 10_000, 'the answered connection must not hold the exit for the drain window')
+      keepAlive.destroy()
       assert.ok(server.stdout.some((line) => line.includes('"msg":"stopped"')))
       for (const line of server.stdout) assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`)
     })

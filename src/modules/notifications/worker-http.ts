@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Logger } from 'pino'
 import type { Config } from '../../config.js'
@@ -31,7 +31,11 @@ export function workerMetrics(database: Database): Metrics {
  * scraped on its own, as each API process is. No /v1 routes and no credentials.
  */
 export async function startWorkerHttp(config: Config, port: number, database: Database, metrics: Metrics, logger: Logger): Promise<WorkerHttp> {
-  const app: App = Fastify({ loggerInstance: logger as FastifyBaseLogger, disableRequestLogging: true }).withTypeProvider<TypeBoxTypeProvider>()
+  const app: App = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    // As the API (app.ts): Fastify's `disableRequestLogging` option prints a plain-text deprecation warning (D-73: every line is JSON).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' })
+  }).withTypeProvider<TypeBoxTypeProvider>()
   registerErrorHandling(app, database.dialect)
   registerHealth(app, database, metrics)
   const url = await app.listen({ host: config.host, port })

@@ -71,6 +71,8 @@ describeEachDialect('service-ordering worker and outbox commands (D-61, D-90)', 
 
       worker.kill('SIGTERM')
       assert.equal(await worker.exited, 0, worker.output)
+      // D-73: every line it wrote is JSON (Fastify's deprecation warnings are plain text).
+      for (const line of [...worker.stdout, ...worker.stderr].filter((l) => l.trim() !== '')) assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`)
     } finally {
       worker.kill('SIGKILL')
     }
