@@ -8,6 +8,8 @@ import { prefixRange, queryWords } from './search.words.js'
 
 const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
+/** D-70: characters of the trimmed query (D-33). */
+const MAX_QUERY = 100
 
 /** Customer search by name prefixes (D-33). */
 export class SearchService {
@@ -19,7 +21,9 @@ export class SearchService {
 
   /** Customers whose first or last name starts with each word of the query, ordered, at most `limit`. */
   async search(body: SearchBody): Promise<Static<typeof SearchResponse>> {
-    if (body.query.trim() === '') throw invalidField('/query', 'must not be empty')
+    const query = body.query.trim()
+    if (query === '') throw invalidField('/query', 'must not be empty')
+    if ([...query].length > MAX_QUERY) throw invalidField('/query', `must be at most ${MAX_QUERY} characters`)
     const limit = body.limit === undefined ? DEFAULT_LIMIT : wholeNumber(body.limit)
     if (limit === undefined || limit < 1 || limit > MAX_LIMIT) throw invalidField('/limit', `must be a whole number from 1 to ${MAX_LIMIT}`)
     const [first, second, third] = queryWords(body.query).map(prefixRange)

@@ -160,8 +160,13 @@ describeEachDialect('search customers (D-33)', (t) => {
 
   it('should answer 400 for a query over 100 characters, of the wrong type, with control characters, or missing', async () => {
     ok(await search({ query: 'q'.repeat(100) }))
-    const long = problem(await search({ query: 'q'.repeat(101) }), 'validation_failed', ['/query'])
-    assert.deepEqual(long.errors, [{ field: '/query', message: 'must be at most 100 characters' }])
+    // D-33 trims first: spaces around the query do not count toward D-70's 100 characters.
+    ok(await search({ query: ` ${'q'.repeat(100)}  ` }))
+    ok(await search({ query: '😀'.repeat(100) }))
+    for (const query of ['q'.repeat(101), ` ${'q'.repeat(101)} `, '😀'.repeat(101), 'q'.repeat(5000)]) {
+      const long = problem(await search({ query }), 'validation_failed', ['/query'])
+      assert.deepEqual(long.errors, [{ field: '/query', message: 'must be at most 100 characters' }])
+    }
     problem(await search({ query: 42 }), 'validation_failed', ['/query'])
     problem(await search({ query: ['jo'] }), 'validation_failed', ['/query'])
     problem(await search({ query: 'jo\u0000' }), 'validation_failed', ['/query'])
