@@ -145,7 +145,6 @@ async function primeCredentials(target: Target, seconds: number): Promise<void> 
   verifiedAt = Date.now()
 }
 
-/** Sends each scenario's first request once and fails early on an answer that is not 2xx. */
 /** A scenario that consumes its data (moves) gets it back before each run, from its first request. */
 async function rewind(database: BenchDatabase, target: Target): Promise<void> {
   const rewind = target.scenario.rewind
@@ -154,6 +153,7 @@ async function rewind(database: BenchDatabase, target: Target): Promise<void> {
   target.cursor = 0
 }
 
+/** Sends each scenario's first request once and fails early on an answer that is not 2xx. */
 async function preflight(targets: Target[]): Promise<void> {
   // A move is not repeatable; its first run shows its statuses instead.
   for (const target of targets) if (target.scenario.name !== 'move-transaction') await prime(target)

@@ -4,7 +4,7 @@ import { prepare, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
 import { decodeEvents } from '../catalogue/events.js'
 import { outboxRowParams, outboxRows, type OutboxMessage, type OutboxRowParams, type OutboxWriter } from '../notifications/outbox.repository.js'
-import { historyInsert, setStepUpdate, type OrdersRepository, type StepTarget } from './orders.repository.js'
+import { historyInsert, setStepUpdate, type HistoryParams, type OrdersRepository, type StepTarget } from './orders.repository.js'
 import type { Actor, HistoryType } from './orders.table.js'
 
 /** The order entering a step, as the history and its events describe it. */
@@ -51,30 +51,26 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
     async record(trx: Transaction<DB>, entry: StepEntry): Promise<void> {
       const messages = messagesOf(entry)
       const setsStep = entry.setsStep === true
-      if (dialect.supportsWritesInWith && (setsStep || messages.length > 0)) {
-        await combinedStatement(setsStep, messages.length).run(trx, {
-          ...outboxRowParams(messages, entry.now),
-          id: entry.order.id,
-          stepId: entry.step.id,
-          status: 'open',
-          orderId: entry.order.id,
-          at: entry.now,
-          type: entry.type,
-          position: entry.step.position,
-          description: entry.step.description,
-          actor: entry.actor
-        })
-        return
-      }
-      if (setsStep) await orders.setStep(trx, entry.order.id, entry.step.id, 'open', entry.now)
-      await orders.addHistory(trx, {
+      const history: HistoryParams = {
         orderId: entry.order.id,
         at: entry.now,
         type: entry.type,
         position: entry.step.position,
         description: entry.step.description,
         actor: entry.actor
-      })
+      }
+      if (dialect.supportsWritesInWith && (setsStep || messages.length > 0)) {
+        await combinedStatement(setsStep, messages.length).run(trx, {
+          ...outboxRowParams(messages, entry.now),
+          ...history,
+          id: entry.order.id,
+          stepId: entry.step.id,
+          status: 'open'
+        })
+        return
+      }
+      if (setsStep) await orders.setStep(trx, entry.order.id, entry.step.id, 'open', entry.now)
+      await orders.addHistory(trx, history)
       await outbox.enqueue(trx, messages, entry.now)
     }
   }
