@@ -21,7 +21,7 @@ import { VerifiedCredentialCache } from './platform/credential-cache.js'
 import { frameworkProblem, registerErrorHandling, sendProblem } from './platform/error-handler.js'
 import { registerHealth } from './platform/health.js'
 import { httpServerOptions, limitConnections } from './platform/http-limits.js'
-import { Writes } from './platform/idempotency.js'
+import { callerOf, takesIdempotencyKey, Writes } from './platform/idempotency.js'
 import { lazyChildLoggerFactory } from './platform/lazy-logger.js'
 import { createLogger } from './platform/logger.js'
 import { registerMaintenance } from './platform/maintenance.js'
@@ -136,7 +136,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   limitConnections(app.server, deps.config)
-  registerErrorHandling(app, deps.database.dialect)
+  registerErrorHandling(app, deps.database.dialect, async (request) =>
+    // Only operations that take a key (their header schema names it), once the caller is known.
+    request.principal !== undefined && takesIdempotencyKey(request) ? context.writes.reusedElsewhere(callerOf(request)) : false
+  )
   registerBodyParsers(app)
   registerRequestContext(app, metrics)
   await registerOpenApi(app, VERSION)

@@ -28,7 +28,8 @@ const ABSENT = {
   customer_not_found: problems.customerNotFound,
   service_not_found: problems.serviceNotFound,
   transaction_not_found: problems.transactionNotFound,
-  item_not_found: problems.itemNotFound
+  item_not_found: problems.itemNotFound,
+  item_not_on_receipt: problems.itemNotOnReceipt
 } satisfies Record<AbsentCode, () => Problem>
 
 /** What a request that matches no route is told: 405 for another method on /v1 (D-21), else 404. */
@@ -74,10 +75,26 @@ function pathOf(request: FastifyRequest): string {
   return query === -1 ? request.url : request.url.slice(0, query)
 }
 
+/**
+ * Whether a request the route's schemas refused reuses an Idempotency-Key (D-52), so that 422
+ * answers it instead of the schema's 400 or 404.
+ */
+export type KeyReuseCheck = (request: FastifyRequest) => Promise<boolean>
+
+/** For servers without keyed operations (the worker's metrics server). */
+const NO_KEYS: KeyReuseCheck = () => Promise.resolve(false)
+
 /** Every failure, the framework's own included, becomes an RFC 9457 problem document (D-20, D-21). */
-export function registerErrorHandling(app: App, dialect: Dialect): void {
-  app.setErrorHandler((error, request, reply) => {
-    const problem = toProblem(error, dialect)
+export function registerErrorHandling(app: App, dialect: Dialect, keyReused: KeyReuseCheck = NO_KEYS): void {
+  app.setErrorHandler(async (error, request, reply) => {
+    let problem = toProblem(error, dialect)
+    if (Array.isArray((error as Partial<FastifyError>).validation) && request.headers['idempotency-key'] !== undefined) {
+      try {
+        if (await keyReused(request)) problem = problems.idempotencyKeyReused()
+      } catch {
+        // The key could not be read (the database is away): the schema's answer stands.
+      }
+    }
     if (problem.code === 'internal') request.log.error({ err: error }, 'request failed')
     else if (problem.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable')
     return sendProblem(reply, problem)

@@ -11,6 +11,9 @@ import { principalKey, type Principal } from './principal.js'
 import { Problem, problems, type ProblemDocument } from './problems.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
+// The header's own rule (schemas.ts IdempotencyHeaders); checked here too for requests refused
+// before their headers were validated (Fastify validates the body first).
+const VALID_KEY = /^[\x21-\x7E]{1,255}$/
 
 /** An Idempotency-Key as sent by one credential for one path and body (D-52). */
 export interface IdempotencyScope {
@@ -44,6 +47,12 @@ export function callerOf(request: FastifyRequest): Caller {
       request: `${request.method} ${path}\n${canonicalJson(request.body ?? null)}`
     }
   }
+}
+
+/** Whether the request's operation takes an Idempotency-Key (its header schema names one, schemas.ts). */
+export function takesIdempotencyKey(request: FastifyRequest): boolean {
+  const headers = request.routeOptions.schema?.headers as { properties?: Record<string, unknown> } | undefined
+  return headers?.properties?.['idempotency-key'] !== undefined
 }
 
 /** A key as stored: the request reduced to its keyed digest. */
@@ -172,6 +181,19 @@ export class Writes {
     if (existing.status_code === 200) return JSON.parse(existing.response) as unknown
     const document = JSON.parse(existing.response) as ProblemDocument
     throw new ReplayedProblem(document.code, document.detail, document.errors)
+  }
+
+  /**
+   * Whether a request the schemas refused carries a key this credential already sent, within 24
+   * hours, with another path or body. D-52 answers such a key 422 whatever the body: a key sent
+   * again to another operation is named as reused, not buried under that operation's 400.
+   */
+  async reusedElsewhere(caller: Caller): Promise<boolean> {
+    const idempotency = caller.idempotency
+    if (idempotency === undefined || !VALID_KEY.test(idempotency.key)) return false
+    const existing = await this.q.find.first(this.database.reader, { owner: idempotency.owner, key: idempotency.key })
+    if (existing === undefined || existing.created_at <= this.clock.now() - DAY_MS) return false
+    return existing.fingerprint !== hmac(this.fingerprintKey, idempotency.request).toString('hex')
   }
 
   /** Deletes keys older than 24 hours; run from time to time. */

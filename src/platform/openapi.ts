@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import { completeDocument } from './openapi-complete.js'
 import type { App } from './app-types.js'
 import { PROBLEM_STATUS } from './problems.js'
 
@@ -28,15 +29,19 @@ changes nothing; the same key with another path or body is 422 \`idempotency_key
 credential. Client errors (4xx) are remembered like successes; 429 and 5xx are not, so they may be retried.
 
 **Text.** No text field may hold control characters (U+0000 to U+001F, U+007F), except that free text
-(descriptions, button titles, notes, preferences, e-mail addresses before trimming) may hold tabs and line breaks: a field
-breaking this is 400 \`validation_failed\` naming it. An id or name that looks a record up (in a path or
+(descriptions, button titles, notes, preferences, e-mail addresses before trimming) may hold tabs and line breaks,
+nor an unpaired UTF-16 surrogate (a JSON escape such as \`"\\ud800"\` alone; a pair such as an emoji is one
+character and fine): a field breaking this is 400 \`validation_failed\` naming it. Lengths are counted in
+characters (code points), after trimming where a field is trimmed. An id or name that looks a record up (in a path or
 a body: customer, transaction and item ids, service names) and holds control characters names no record
 and is answered 404 like any unknown one (\`customer_not_found\`, \`service_not_found\`,
-\`transaction_not_found\`, \`item_not_found\`). Such schemas carry \`x-absent\` with that code.
+\`transaction_not_found\`, \`item_not_found\`; \`item_not_on_receipt\` for the item of a receipt removal).
+Such schemas carry \`x-absent\` with that code.
 
 **Slow clients.** The request line and headers must arrive within 10 s and the whole request within 30 s
 (by default), else 408 \`request_timeout\` and the connection is closed; headers are at most 16 KiB (431
-\`headers_too_large\`); a request that is not HTTP/1.1 is 400 \`validation_failed\`. Connections beyond the
+\`headers_too_large\`); a request HTTP/1.x cannot parse (a malformed request line, header or
+\`Content-Length\`) is 400 \`validation_failed\`. Connections beyond the
 server's limit are closed unanswered.
 
 **Money** is kept in integer cents. Item \`price\` is whole cents as digit text; receipt \`price\` and
@@ -71,7 +76,9 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         { name: 'transactions', description: 'Orders, their receipts, moves and history' },
         { name: 'operations', description: 'Health, readiness, metrics and this document' }
       ]
-    }
+    },
+    // This app writes OpenAPI only (the `openapi` option above), so `openapiObject` is the document.
+    transformObject: (document) => completeDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject)
   })
 }
 

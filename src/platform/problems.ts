@@ -110,7 +110,9 @@ export const problems = {
     new Problem('unauthenticated', 'Valid HTTP Basic credentials are required.', undefined, {
       'www-authenticate': BASIC_CHALLENGE
     }),
-  invalidLogin: () => new Problem('invalid_login', 'The e-mail address or password is not correct.'),
+  // RFC 9110 §15.5.2: every 401 carries a challenge; D-11 names this one for wrong credentials.
+  invalidLogin: () =>
+    new Problem('invalid_login', 'The e-mail address or password is not correct.', undefined, { 'www-authenticate': BASIC_CHALLENGE }),
   forbidden: (detail = 'These credentials may not call this operation.') => new Problem('forbidden', detail),
   routeNotFound: (method: string, path: string) =>
     new Problem('route_not_found', `There is no operation ${method} ${path}.`),

@@ -6,12 +6,16 @@ import { PROBLEM_STATUS, type ProblemCode } from './problems.js'
  * The text rule (issue 8): no text field holds C0 control characters or DEL, except that free text
  * may hold tabs and line breaks (`\t`, `\n`, `\r`). Such characters have no use in any field,
  * break logs and e-mails, and PostgreSQL cannot store NUL at all (it failed the whole request).
+ * Nor may text hold an unpaired UTF-16 surrogate (JSON can escape one, `"\\ud800"`): it is no
+ * character, and each database stored it differently (SQLite three U+FFFD, PostgreSQL one), so the
+ * answer echoed one text and later reads another. Ajv matches patterns in Unicode mode, where a
+ * paired surrogate is one code point outside U+D800 to U+DFFF and only an unpaired one matches.
  * A field breaking the rule is 400 `validation_failed`; an id or name that looks something up and
  * breaks it names nothing, so it is answered like an unknown one (404, see `Key`).
  */
-export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F]*$'
-/** One line of text: no control characters at all. */
-export const LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F]*$'
+export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F\\uD800-\\uDFFF]*$'
+/** One line of text: no control characters at all (nor unpaired surrogates). */
+export const LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*$'
 
 interface TextOptions {
   minLength?: number
@@ -30,12 +34,12 @@ export function Line(maxLength: number, options: TextOptions = {}) {
 
 /** What a field breaking the text rule is told (validation-errors.ts knows the two patterns). */
 export const TEXT_RULE_MESSAGES: Readonly<Record<string, string>> = {
-  [TEXT_PATTERN]: 'must not contain control characters other than tabs and line breaks',
-  [LINE_PATTERN]: 'must not contain control characters'
+  [TEXT_PATTERN]: 'must not contain control characters other than tabs and line breaks, nor unpaired surrogates',
+  [LINE_PATTERN]: 'must not contain control characters nor unpaired surrogates'
 }
 
 /** The not-found codes a key that cannot exist is answered with (`Key`). */
-export type AbsentCode = 'customer_not_found' | 'service_not_found' | 'transaction_not_found' | 'item_not_found'
+export type AbsentCode = 'customer_not_found' | 'service_not_found' | 'transaction_not_found' | 'item_not_found' | 'item_not_on_receipt'
 
 /**
  * An id or name that looks a record up, from a path or a body. One holding control characters can
@@ -56,9 +60,12 @@ export function PathKey(notFound: AbsentCode, options: TextOptions = {}) {
   return Type.String({ pattern: TEXT_PATTERN, 'x-absent': notFound, ...options })
 }
 
-/** An item id: numeric text or a number (D-30, D-45); anything else names no item. */
-export function ItemKey(description = 'The item id: numeric text (a number is accepted too).') {
-  return Type.Unsafe<string | number>({ type: ['string', 'integer'], maxLength: 20, pattern: TEXT_PATTERN, 'x-absent': 'item_not_found', description })
+/**
+ * An item id: numeric text or a number (D-30, D-45); anything else names no item, answered with
+ * `notFound`: `item_not_found`, or `item_not_on_receipt` where the id is looked up on a receipt.
+ */
+export function ItemKey(description = 'The item id: numeric text (a number is accepted too).', notFound: 'item_not_found' | 'item_not_on_receipt' = 'item_not_found') {
+  return Type.Unsafe<string | number>({ type: ['string', 'integer'], maxLength: 20, pattern: TEXT_PATTERN, 'x-absent': notFound, description })
 }
 
 /** An opaque identifier from a body (D-30); one that cannot exist is `notFound`. */
@@ -101,8 +108,11 @@ export function ProblemSchema(codes: readonly ProblemCode[]) {
   )
 }
 
-/** Codes any route can answer with. */
-export const COMMON_PROBLEMS: readonly ProblemCode[] = ['rate_limited', 'internal', 'unavailable']
+/**
+ * Codes any route can answer with: the connection layer's too (a request HTTP/1.x cannot parse is
+ * 400, headers past their limit 431, a request too slow to arrive 408; http-limits.ts).
+ */
+export const COMMON_PROBLEMS: readonly ProblemCode[] = ['validation_failed', 'request_timeout', 'headers_too_large', 'rate_limited', 'internal', 'unavailable']
 
 /** Codes any route that reads a JSON body can answer with. */
 export const BODY_PROBLEMS: readonly ProblemCode[] = [

@@ -3,6 +3,7 @@ import { before, it } from 'node:test'
 import { describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
 import { Fixtures } from '../helpers/route-catalogue.js'
+import { LINE_PATTERN, TEXT_PATTERN } from '../../src/platform/schemas.js'
 
 type Schema = Record<string, any>
 
@@ -44,7 +45,11 @@ describeEachDialect('the text rule: no control characters in any text field (iss
       for (const { at, schema } of fields) {
         // A position in a path is read as a number (anything else is 404 step_not_found, D-43): no text reaches the database.
         if (at.endsWith('path position_number')) continue
-        for (const control of ['\u0000', '\u001b', '\u007f', 'a\u0000b']) assert.equal(accepts(schema, control), false, `${at} accepts ${JSON.stringify(control)}`)
+        for (const control of ['\u0000', '\u001b', '\u007f', 'a\u0000b', '\ud800', 'a\udfffb', '\ude00\ud83d']) {
+          assert.equal(accepts(schema, control), false, `${at} accepts ${JSON.stringify(control)}`)
+        }
+        // A paired surrogate is one character (U+1F600) and passes wherever text does.
+        if (schema.pattern === TEXT_PATTERN || schema.pattern === LINE_PATTERN) assert.equal(accepts(schema, 'a\ud83d\ude00'), true, `${at} refuses an emoji`)
         checked++
       }
     }
@@ -75,6 +80,32 @@ describeEachDialect('the text rule: no control characters in any text field (iss
     assert.ok(services.every((row) => !/[\u0000-\u001f\u007f]/.test(row.name)))
   })
 
+  it('should answer 400 for an unpaired surrogate in any text field, storing nothing, and keep paired ones', async () => {
+    const name = `Surrogate ${fx.next()}`
+    const message = 'must not contain control characters other than tabs and line breaks, nor unpaired surrogates'
+    const before = await t.database.db.selectFrom('customers').select(['first_name', 'preference']).where('id', '=', fx.me.id).executeTakeFirstOrThrow()
+    for (const [path, body, field, text] of [
+      ['/v1/service/create', { service_name: `${name}\ud800`, description: 'x' }, '/service_name', message],
+      ['/v1/service/create', { service_name: name, description: 'Picked \udc00 up' }, '/description', message],
+      ['/v1/item/create', { service_name: fx.service, title: 'Shirt \ud83d', price: 100 }, '/title', 'must not contain control characters nor unpaired surrogates'],
+      ['/v1/customer/update', { customer: { customer_id: fx.me.id, preference: 'a\ud800b' } }, '/customer/preference', message],
+      ['/v1/customer/update', { customer: { customer_id: fx.me.id, customer_name: 'X\udfffY Z' } }, '/customer/customer_name', 'must not contain control characters nor unpaired surrogates']
+    ] as const) {
+      const answer = problem(await t.post(path, body), 'validation_failed', [field])
+      assert.deepEqual(answer.errors, [{ field, message: text }])
+    }
+    assert.equal((await t.post(`/v1/service/${encodeURIComponent(name)}/1`)).statusCode, 404)
+    const after = await t.database.db.selectFrom('customers').select(['first_name', 'preference']).where('id', '=', fx.me.id).executeTakeFirstOrThrow()
+    assert.deepEqual(after, before)
+    // As a key it names nothing: 404, as for any unknown name.
+    problem(await t.post('/v1/service/add', { service_name: `${fx.service}\ud800`, description: 'x' }), 'service_not_found')
+    problem(await t.post('/v1/customer/update', { customer: { customer_id: `${fx.me.id}\udc00` } }), 'customer_not_found')
+    // A paired surrogate (an emoji) is stored and read back as sent.
+    ok(await t.post('/v1/service/create', { service_name: `${name} \ud83e\uddfa`, description: 'Basket \ud83e\uddfa' }))
+    const step = ok(await t.post(`/v1/service/${encodeURIComponent(`${name} 🧺`)}/1`))
+    assert.deepEqual([step.service_name, step.position.position_description], [`${name} 🧺`, 'Basket 🧺'])
+  })
+
   it('should keep tabs and line breaks in free text, and trim them around names', async () => {
     const name = `Folding ${fx.next()}`
     ok(await t.post('/v1/service/create', { service_name: `\t${name}\n`, description: 'Sort\tby colour\r\nthen fold' }))
@@ -94,6 +125,7 @@ describeEachDialect('the text rule: no control characters in any text field (iss
       ['/v1/service/add', { service_name: 'Laundry\u0000', description: 'x' }, 'service_not_found'],
       ['/v1/item/create', { service_name: '\u0000', title: 'x', price: 1 }, 'service_not_found'],
       ['/v1/item/update', { item_id: '1\u0000' }, 'item_not_found'],
+      ['/v1/receipt/remove', { transaction_id: order, item_id: '1\u0000' }, 'item_not_on_receipt'],
       ['/v1/transaction/create', { customer_id: 'cus_\u0000', service_name: fx.service, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }, 'customer_not_found'],
       ['/v1/transaction/update', { transaction_id: order, service_name: 'Laundry\u0000' }, 'service_not_found'],
       ['/v1/receipt/add', { transaction_id: 'trx_\u0000', item_id: fx.itemId }, 'transaction_not_found'],

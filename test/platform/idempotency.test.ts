@@ -62,6 +62,27 @@ describeEachDialect('Idempotency-Key (D-52, D-21)', (t) => {
     problem(await t.post('/v1/service/add', { service_name: 'Mend', description: 'Sew' }, { headers }), 'idempotency_key_reused')
   })
 
+  it('should answer 422 for a used key sent with a body the operation refuses, another path or body alike', async () => {
+    const headers = { 'idempotency-key': 'path-key-2' }
+    const customer = { email: 'path.key.two@example.com', zip: '90210' }
+    ok(await t.post('/v1/customer/create', customer, { headers }))
+    // The customer body is no body for these operations: the key, not the body, is what is wrong (D-52).
+    for (const path of ['/v1/service/create', '/v1/item/create', '/v1/transaction/create']) {
+      const body = problem(await t.post(path, customer, { headers }), 'idempotency_key_reused')
+      assert.deepEqual(body, { ...REUSED, detail: body.detail })
+    }
+    problem(await t.post('/v1/customer/create', { ...customer, zip: 'nope' }, { headers }), 'idempotency_key_reused')
+    // A body naming an unknown record by a key with control characters (a 404 from the schema) too.
+    problem(await t.post('/v1/service/add', { service_name: 'Mend\u0000', description: 'x' }, { headers }), 'idempotency_key_reused')
+    // An unused key, or none, leaves the schema's answer as it is; so does another credential's key.
+    problem(await t.post('/v1/service/create', customer, { headers: { 'idempotency-key': 'path-key-3' } }), 'validation_failed')
+    problem(await t.post('/v1/service/create', customer), 'validation_failed')
+    problem(await t.post('/v1/service/create', customer, { headers, auth: t.auth.admin }), 'validation_failed')
+    // Past 24 hours the key is free again, and the schema answers.
+    t.clock.advance(24 * 60 * 60 * 1000 + 1000)
+    problem(await t.post('/v1/service/create', customer, { headers }), 'validation_failed')
+  })
+
   it('should replay a failure with the same key and body, and not let it succeed later', async () => {
     const headers = { 'idempotency-key': 'dup-1' }
     const first = await t.post('/v1/service/create', { service_name: 'Wash', description: 'Other' }, { headers })

@@ -120,24 +120,52 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
       400: ['invalid_json', 'validation_failed'],
       401: ['unauthenticated'],
       403: ['forbidden'],
+      408: ['request_timeout'],
       409: ['service_exists'],
       413: ['payload_too_large'],
       415: ['unsupported_media_type'],
       422: ['idempotency_key_reused'],
       429: ['rate_limited'],
+      431: ['headers_too_large'],
       500: ['internal'],
       503: ['unavailable']
     })
   })
 
   it('should list the problem codes of the body-less, open get service step', () => {
+    // The connection layer's answers (400 for a request HTTP/1.x cannot parse, 408, 431) reach every operation.
     assert.deepEqual(problemCodes(document.paths['/v1/service/{service_name}/{position_number}']!.post!), {
+      400: ['validation_failed'],
       401: ['unauthenticated'],
       404: ['service_not_found', 'step_not_found'],
+      408: ['request_timeout'],
       429: ['rate_limited'],
+      431: ['headers_too_large'],
       500: ['internal'],
       503: ['unavailable']
     })
+  })
+
+  it('should declare the response headers: X-Request-Id everywhere, the challenge on 401, Retry-After on 429 and 503', () => {
+    let responses = 0
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries((operation as { responses: Record<string, { headers?: Record<string, unknown> }> }).responses)) {
+          const names = Object.keys(response.headers ?? {})
+          const expected = ['X-Request-Id', ...(status === '401' ? ['WWW-Authenticate'] : []), ...(status === '429' || status === '503' ? ['Retry-After'] : [])]
+          assert.deepEqual(names, expected, `${method} ${path} ${status}`)
+          responses++
+        }
+      }
+    }
+    assert.ok(responses > 200, `only ${responses} responses`)
+  })
+
+  it('should mark a request body optional only where the operation takes none (transaction list)', async () => {
+    const optional = Object.entries(document.paths).filter(([, operations]) => (operations.post as { requestBody?: { required: boolean } } | undefined)?.requestBody?.required === false)
+    assert.deepEqual(optional.map(([path]) => path), ['/v1/transaction/list'])
+    const listed = ok<{ transactions: unknown[] }>(await t.post('/v1/transaction/list'))
+    assert.ok(Array.isArray(listed.transactions))
   })
 
   it('should file every listed code under its own status, on every operation', () => {

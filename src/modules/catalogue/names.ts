@@ -14,7 +14,8 @@ export function serviceNameKey(name: string): string {
 /** Why a cleaned name cannot be used, or undefined when it can (D-40). */
 export function serviceNameProblem(name: string): string | undefined {
   if (name.length === 0) return 'must not be empty'
-  if (name.length > 100) return 'must be at most 100 characters'
+  // Characters as D-70 counts them (code points, as the schemas' maxLength does), after trimming.
+  if ([...name].length > 100) return 'must be at most 100 characters'
   if (name.includes('/')) return 'must not contain /'
   // The text rule (issue 8): tabs and line breaks around a name are trimmed; inside it, none.
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'must not contain control characters'

@@ -2,9 +2,15 @@ import Type, { type Static } from 'typebox'
 import { Key, Line, PathKey, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
 import { EVENT_NAMES } from './events.js'
 
-const ServiceName = Text(100, { description: 'The service name; trimmed, unique ignoring case, no `/` (D-40).' })
-/** The name of an existing service, matched ignoring case (D-40). */
-export const ServiceKey = (maxLength = 100) => Key('service_not_found', maxLength, { description: 'The name of the service, matched ignoring case (D-40).' })
+// D-40 limits a name to 100 characters once trimmed, so the schema only bounds the raw text (a body
+// is at most 64 KiB anyway); the service checks the trimmed name (names.ts serviceNameProblem).
+const RAW_NAME_BOUND = 64 * 1024
+const ServiceName = Text(RAW_NAME_BOUND, {
+  description: 'The service name: trimmed, then 1 to 100 characters, no `/`, unique ignoring case (D-40).'
+})
+/** The name of an existing service, trimmed and matched ignoring case (D-40); one that names none is 404. */
+export const ServiceKey = () =>
+  Key('service_not_found', RAW_NAME_BOUND, { description: 'The name of the service, trimmed and matched ignoring case (D-40).' })
 const Description = Text(500)
 const ButtonTitle = Text(500, { description: 'Label of the action offered at the step.' })
 
@@ -66,7 +72,7 @@ export const ServiceView = Type.Object({
     position_number: Type.String({ description: 'Numeric text; the first step is 1.' }),
     position_description: Type.String(),
     button_title: Type.String(),
-    events: Type.Array(Type.Object({ event: Type.String() }))
+    events: Type.Array(Type.Object({ event: Type.String({ enum: [...EVENT_NAMES] }) }))
   }),
   progress_bar: Type.Object({
     total_steps: Type.Integer(),
@@ -79,7 +85,7 @@ const StatsEntry = Type.Object(
     service_name: Type.Optional(Type.String({ description: 'First entry only.' })),
     image_title: Type.Optional(Type.String({ description: 'First entry only.' })),
     // Optional only so the serialiser keeps this field order; every entry has these four.
-    shade: Type.Optional(Type.String({ description: '`d` at step 1, then alternating `l`, `d`, …' })),
+    shade: Type.Optional(Type.String({ enum: ['d', 'l'], description: '`d` at step 1, then alternating `l`, `d`, …' })),
     position_number: Type.Optional(Type.String()),
     description: Type.Optional(Type.String()),
     position_count: Type.Optional(Type.Integer({ description: 'Transactions of the service at this step, whatever their status (D-44).' })),

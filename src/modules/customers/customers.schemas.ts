@@ -10,7 +10,8 @@ export const SingleLine = Line
  * breaks around it are trimmed like spaces, so the schema lets them through (free text).
  */
 export function Email(description = 'Trimmed and lower-cased; at most 254 characters, local part at most 64 (D-31).') {
-  return Text(300, { description })
+  // The 254 apply to the trimmed address (checked by the service); the schema bounds only the raw text.
+  return Text(64 * 1024, { description })
 }
 
 /**

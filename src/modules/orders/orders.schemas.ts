@@ -30,13 +30,13 @@ export const CreateTransactionResponse = Type.Object({
   delivery_date: Type.String(),
   delivery_time: Type.String(),
   note: Type.String(),
-  status: Type.String(),
-  total: Type.String({ description: 'The text `--`.' })
+  status: Type.String({ enum: ['open'], description: 'A new transaction is open.' }),
+  total: Type.String({ enum: ['--'], description: 'The text `--`.' })
 })
 
 export const UpdateTransactionBody = Type.Object({
   transaction_id: Identifier('transaction_not_found'),
-  service_name: Type.Optional(Key('service_not_found', 100, { description: 'Moves the transaction to step 1 of this service (D-53).' })),
+  service_name: Type.Optional(Key('service_not_found', 64 * 1024, { description: 'Moves the transaction to step 1 of this service (D-53); trimmed and matched ignoring case (D-40).' })),
   pickup_timestamp: Type.Optional(Timestamp('Unix time in whole seconds.')),
   delivery_timestamp: Type.Optional(Timestamp('Unix time in whole seconds; not before pickup.')),
   note: Type.Optional(Note),
@@ -53,7 +53,7 @@ export const UpdateTransactionResponse = Type.Object({
   delivery_date: Type.String(),
   delivery_time: Type.String({ description: '`HH:MM`.' }),
   note: Type.String(),
-  status: Type.String()
+  status: Type.String({ enum: ['open', 'closed'] })
 })
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
@@ -81,7 +81,7 @@ export const TransactionView = Type.Object({
   delivery_time: Type.String(),
   note: Type.String(),
   service: ServiceView,
-  status: Type.String(),
+  status: Type.String({ enum: ['open', 'closed'] }),
   receipt: Type.Array(ReceiptLine),
   total: Type.String({ description: 'Two decimals; `0.00` for an empty receipt.' })
 })
@@ -97,7 +97,11 @@ export const AddToReceiptBody = Type.Object({
 })
 export type AddToReceiptBody = Static<typeof AddToReceiptBody>
 
-export const RemoveFromReceiptBody = Type.Object({ transaction_id: Identifier('transaction_not_found'), item_id: ItemId })
+// An id that names no item cannot be on the receipt: the same 404 as any other id not on it.
+export const RemoveFromReceiptBody = Type.Object({
+  transaction_id: Identifier('transaction_not_found'),
+  item_id: ItemKey('Numeric text (a number is accepted too).', 'item_not_on_receipt')
+})
 export type RemoveFromReceiptBody = Static<typeof RemoveFromReceiptBody>
 
 export const MoveBody = Type.Object({
@@ -115,10 +119,10 @@ export const HistoryResponse = Type.Object({
   history: Type.Array(
     Type.Object({
       at: Type.String({ description: 'ISO-8601 UTC.' }),
-      type: Type.String({ description: 'created, moved, closed, reopened, updated, receipt_added, receipt_removed or tracked.' }),
+      type: Type.String({ enum: ['created', 'moved', 'closed', 'reopened', 'updated', 'receipt_added', 'receipt_removed', 'tracked'] }),
       position_number: Type.String(),
       description: Type.String(),
-      actor: Type.String({ description: 'staff, customer, app, admin or system.' })
+      actor: Type.String({ enum: ['staff', 'customer', 'app', 'admin', 'system'] })
     }),
     { description: 'Oldest first (D-56).' }
   )

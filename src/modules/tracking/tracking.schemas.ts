@@ -29,7 +29,7 @@ export const TrackingStatusResponse = Type.Object({
   history: Type.Array(
     Type.Object({
       at: Type.String({ description: 'ISO-8601 UTC.' }),
-      type: Type.String({ description: 'created, moved, closed, reopened, updated or tracked (receipt changes are not shown).' }),
+      type: Type.String({ enum: ['created', 'moved', 'closed', 'reopened', 'updated', 'tracked'], description: 'Receipt changes are not shown.' }),
       position_number: Type.String(),
       description: Type.String()
     }),

@@ -105,6 +105,23 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
     assert.equal(ok(await getStep(t, 'Y'.repeat(100), 1)).service_name, 'y'.repeat(100))
   })
 
+  it('should count the 100 characters of a name after trimming, in characters, not UTF-16 units (D-40, D-70)', async () => {
+    const before = await readStats(t)
+    for (const name of [`  ${'q'.repeat(101)}  `, '😀'.repeat(101), 'x'.repeat(5000)]) {
+      const body = problem(await t.post('/v1/service/create', { service_name: name, description: 'x' }), 'validation_failed')
+      assert.deepEqual(body.errors, [{ field: '/service_name', message: 'must be at most 100 characters' }])
+    }
+    assert.deepEqual(await readStats(t), before)
+    const padded = `  ${'p'.repeat(100)}  `
+    ok(await t.post('/v1/service/create', { service_name: padded, description: 'x' }))
+    ok(await t.post('/v1/service/create', { service_name: '😀'.repeat(100), description: 'x' }))
+    assert.equal(ok(await getStep(t, '😀'.repeat(100), 1)).service_name, '😀'.repeat(100))
+    // The padded name is a key to the service too (add step trims it), and an over-long key names none.
+    ok(await t.post('/v1/service/add', { service_name: padded, description: 'Second' }))
+    assert.equal(ok(await getStep(t, 'p'.repeat(100), 2)).position.position_description, 'Second')
+    problem(await t.post('/v1/service/add', { service_name: 'p'.repeat(101), description: 'x' }), 'service_not_found')
+  })
+
   it('should answer 400 for over-long description, button_title and image_title', async () => {
     const before = await readStats(t)
     problem(await t.post('/v1/service/create', { service_name: 'Long A', description: 'd'.repeat(501) }), 'validation_failed', ['/description'])
@@ -205,6 +222,8 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
       'Ironing Service',
       'Pet Grooming',
       'y'.repeat(100),
+      'p'.repeat(100),
+      '😀'.repeat(100),
       'Guarded',
       'Express Laundry'
     ]

@@ -90,8 +90,18 @@ describeEachDialect('create customer (D-30, D-31)', (t) => {
       const body = problem(await create({ email, zip: '90210' }), 'validation_failed', ['/email'])
       assert.deepEqual(body.errors, [{ field: '/email', message: 'must be an e-mail address of at most 254 characters' }])
     }
-    problem(await create({ email: 'x'.repeat(301), zip: '90210' }), 'validation_failed', ['/email'])
+    for (const email of ['x'.repeat(301), 'x'.repeat(10_000)]) {
+      const body = problem(await create({ email, zip: '90210' }), 'validation_failed', ['/email'])
+      assert.deepEqual(body.errors, [{ field: '/email', message: 'must be an e-mail address of at most 254 characters' }])
+    }
     problem(await create({ email: 42, zip: '90210' }), 'validation_failed', ['/email'])
+  })
+
+  it('should count the 254 characters of an e-mail after trimming (D-31)', async () => {
+    const address = `${'a'.repeat(64)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`
+    assert.equal(address.length, 254)
+    const body = ok(await create({ email: `${' '.repeat(40)}${address.toUpperCase()}\t${' '.repeat(40)}`, zip: '90210' }))
+    assert.equal(body.email, address)
   })
 
   it('should answer 409 email_taken for a used e-mail, whatever its case and spaces', async () => {

@@ -39,7 +39,8 @@ describeEachDialect('who may call the customer operations (D-10 to D-12)', (t) =
       return
     }
     problem(response, outcome)
-    if (outcome === 'unauthenticated') assert.equal(response.headers['www-authenticate'], CHALLENGE, label)
+    // Every 401 carries the challenge (D-11, RFC 9110), `invalid_login` too; no other answer does.
+    if (outcome === 'unauthenticated' || outcome === 'invalid_login') assert.equal(response.headers['www-authenticate'], CHALLENGE, label)
     else assert.equal(response.headers['www-authenticate'], undefined, label)
   }
 

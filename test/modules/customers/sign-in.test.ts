@@ -29,7 +29,7 @@ describeEachDialect(
       assert.deepEqual(ok(await signIn({ email: `  ${customer.email.toUpperCase()} `, password: customer.password })), { status: 'success', customer_id: customer.id })
     })
 
-    it('should answer 401 invalid_login, the same for a wrong password and an unknown e-mail, without a Basic challenge', async () => {
+    it('should answer 401 invalid_login, the same for a wrong password and an unknown e-mail, with the Basic challenge (D-11, RFC 9110)', async () => {
       const wrong = await signIn({ email: customer.email, password: 'not the password' })
       const unknown = await signIn({ email: uniqueEmail('nobody'), password: customer.password })
       const bodyWrong = problem(wrong, 'invalid_login')
@@ -41,8 +41,9 @@ describeEachDialect(
         code: 'invalid_login'
       })
       assert.deepEqual(problem(unknown, 'invalid_login'), bodyWrong)
-      assert.equal(wrong.headers['www-authenticate'], undefined)
-      assert.equal(unknown.headers['www-authenticate'], undefined)
+      // Every 401 carries a challenge (RFC 9110 §15.5.2), the one D-11 names for wrong credentials.
+      assert.equal(wrong.headers['www-authenticate'], 'Basic realm="service-ordering", charset="UTF-8"')
+      assert.equal(unknown.headers['www-authenticate'], 'Basic realm="service-ordering", charset="UTF-8"')
       // The password is case-sensitive.
       problem(await signIn({ email: customer.email, password: customer.password.toUpperCase() }), 'invalid_login')
     })

@@ -70,6 +70,9 @@ describeEachDialect('add to and remove from receipt (D-54)', (t) => {
     const mop = await createItem(t, 'Home Cleaning', 'Mop', 100)
     problem(await add(o.transaction_id, mop), 'item_not_in_service')
     problem(await remove(o.transaction_id, 'abc'), 'item_not_on_receipt')
+    // An id with control characters names no item: on a removal it too is not on the receipt (D-54).
+    problem(await add(o.transaction_id, 'a\u0001'), 'item_not_found')
+    problem(await remove(o.transaction_id, 'a\u0001'), 'item_not_on_receipt')
     assert.deepEqual(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).receipt, EMPTY)
   })
 

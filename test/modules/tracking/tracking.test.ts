@@ -183,7 +183,7 @@ describeEachDialect(
       const read = document.paths['/track/{token}/status'].post
       assert.equal(read.operationId, 'getTrackingStatus')
       assert.equal(read.security, undefined)
-      assert.deepEqual(Object.keys(read.responses).sort(), ['200', '404', '429', '500', '503'])
+      assert.deepEqual(Object.keys(read.responses).sort(), ['200', '400', '404', '408', '429', '431', '500', '503'])
     })
 
     it('should limit the status read to 60 calls per address per minute, then 429 with Retry-After', async () => {
