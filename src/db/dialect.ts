@@ -95,6 +95,9 @@ const PG_UNAVAILABLE_MESSAGES = [
   'Connection ended unexpectedly',
   'the database system is',
   'terminating connection',
+  // 55000 at connect: the database is closed to connections (ALLOW_CONNECTIONS false, or being
+  // dropped). The class is matched by message only: 55000 also names states that are our own bugs.
+  'is not currently accepting connections',
   'pool is exhausted',
   'Client was closed',
   'Query read timeout' // the client-side bound of postgres.ts: no answer from the server in time (issue 8)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
+import pg from 'pg'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase, type Database } from '../../src/db/database.js'
@@ -33,6 +34,7 @@ async function within<T>(ms: number, promise: Promise<T>, label: string): Promis
 
 describe('database outage on PostgreSQL: 503 at once, /readyz fails, service resumes by itself (issue 8)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
   let test: TestDatabase
+  let directUrl: URL
   let proxy: TcpProxy
   let database: Database
   let app: App
@@ -45,6 +47,7 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
   before(async () => {
     test = await createTestDatabase('postgres')
     const direct = new URL(test.database.kind === 'postgres' ? test.database.url : '')
+    directUrl = direct
     proxy = new TcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
     await proxy.start()
     const viaProxy = new URL(direct)
@@ -70,6 +73,7 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
   })
 
   after(async () => {
+    await refuseConnections(false).catch(() => {})
     await app?.close()
     await database?.close()
     await proxy?.close()
@@ -136,12 +140,36 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
     }
   }
 
-  for (const how of ['down', 'partition'] as const) {
-    const what = how === 'down' ? 'the database goes away (connections reset, new ones refused)' : 'the network to the database stops carrying packets'
+  /**
+   * The database server itself refuses our database (`ALLOW_CONNECTIONS false`, its sessions ended):
+   * PostgreSQL answers a new connection with 55000 "not currently accepting connections".
+   */
+  async function refuseConnections(refuse: boolean): Promise<void> {
+    const name = decodeURIComponent(directUrl.pathname.slice(1))
+    const admin = new URL(directUrl)
+    admin.pathname = '/postgres'
+    const client = new pg.Client({ connectionString: admin.toString() })
+    await client.connect()
+    try {
+      await client.query(`alter database "${name.replace(/"/g, '""')}" allow_connections ${refuse ? 'false' : 'true'}`)
+      if (refuse) await client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name])
+    } finally {
+      await client.end()
+    }
+  }
+
+  const OUTAGES = {
+    down: 'the database goes away (connections reset, new ones refused)',
+    partition: 'the network to the database stops carrying packets',
+    refused: 'the database server refuses connections to the database (D-21)'
+  } as const
+
+  for (const [how, what] of Object.entries(OUTAGES) as Array<[keyof typeof OUTAGES, string]>) {
     it(`should answer 503 unavailable promptly, fail /readyz, keep /healthz and resume by itself when ${what}`, async () => {
       // Warm: the pool holds open connections when the outage starts.
       await assertResumes()
-      await proxy.cut(how)
+      if (how === 'refused') await refuseConnections(true)
+      else await proxy.cut(how)
       const first = await assertUnavailable(3)
       // Again, now that the pool has seen its connections fail.
       const second = await assertUnavailable(2)
@@ -154,7 +182,8 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
       assert.match(scrape.body, /^metrics_source_up\{metric="outbox_backlog"\} 0$/m)
       assert.match(scrape.body, /^http_requests_total\{.*status="503".*\} \d+$/m)
       assert.doesNotMatch(scrape.body, /^outbox_backlog\{/m)
-      await proxy.restore()
+      if (how === 'refused') await refuseConnections(false)
+      else await proxy.restore()
       await assertResumes()
       const after = await app.inject({ method: 'GET', url: '/metrics' })
       assert.match(after.body, /^metrics_source_up\{metric="outbox_backlog"\} 1$/m)
