@@ -25,12 +25,6 @@ export async function serve(config: Config): Promise<void> {
   const slot = workerSlot()
   const logger = slot === null ? createLogger(config.logLevel) : createLogger(config.logLevel).child({ worker: slot })
   const server = await startServer(config, { logger, prepared: cluster.isWorker })
-  if (cluster.isWorker) {
-    logger.info({ url: server.url, pid: process.pid, dispatcher: config.dispatcher }, 'API worker is listening')
-    reportListening(server.url)
-  } else {
-    logger.info({ url: server.url, database: config.database.kind }, 'service-ordering is listening')
-  }
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return
@@ -51,4 +45,12 @@ export async function serve(config: Config): Promise<void> {
   // handler and killed the process, cutting the requests in flight; `stopping` ignores repeats.
   process.on('SIGTERM', stop)
   process.on('SIGINT', stop)
+  // Said only once the handlers above are in place: whoever waits for this line may signal at once,
+  // and a SIGTERM before them met Node's default action and killed the process (D-72).
+  if (cluster.isWorker) {
+    logger.info({ url: server.url, pid: process.pid, dispatcher: config.dispatcher }, 'API worker is listening')
+    reportListening(server.url)
+  } else {
+    logger.info({ url: server.url, database: config.database.kind }, 'service-ordering is listening')
+  }
 }

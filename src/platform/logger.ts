@@ -47,6 +47,17 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
         err: pino.stdSerializers.err
       }
     },
-    destination
+    destination ?? stdoutLines()
   )
+}
+
+/**
+ * Standard output, one synchronous write per line. Pino's default writes asynchronously and flushes
+ * synchronously at exit, and that flush retries a broken pipe for ever: with its reader gone (a
+ * closed `| head`, a dead log shipper) a SIGTERM stopped serving but never exited (D-72). Written
+ * synchronously, a broken pipe fails the write at once and pino stops logging to it; a slow reader
+ * holds the writer back instead of log lines piling up in memory.
+ */
+function stdoutLines(): DestinationStream {
+  return pino.destination({ dest: 1, sync: true })
 }

@@ -110,6 +110,11 @@ export class Child {
     this.process.stdin.end()
   }
 
+  /** Stops reading the child's standard output: its next writes there fail with EPIPE. */
+  closeOutput(): void {
+    this.process.stdout.destroy()
+  }
+
   /** Sends a signal to this child (and only this child). */
   kill(signal: NodeJS.Signals): void {
     this.process.kill(signal)

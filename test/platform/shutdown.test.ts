@@ -250,5 +250,22 @@ for (const dialect of DIALECTS) {
       assert.ok(Date.now() - started < 10_000, 'an idle server must not wait for the drain window')
       agent.destroy()
     })
+
+    it('should exit 0 when whatever read its output has gone away (a broken pipe)', async () => {
+      server = new Child('src/main.ts', [], {
+        PORT: '0',
+        DATABASE_URL: databaseUrl(database),
+        DATA_DIR: database.dataDir,
+        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
+        DISPATCHER: 'off',
+        LOG_LEVEL: 'info'
+      })
+      await server.waitForLine((line) => line.includes('service-ordering is listening'))
+      // As `npm start | head -3` once head has exited: every later log line meets EPIPE.
+      server.closeOutput()
+      server.kill('SIGTERM')
+      // Before, the exit-time flush of pino's asynchronous stream retried the broken pipe for ever.
+      assert.equal(await server.exit(30_000), 0, server.stderr.join('\n'))
+    })
   })
 }

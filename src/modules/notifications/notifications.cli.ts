@@ -32,11 +32,13 @@ export async function runWorker(config: Config): Promise<void> {
     const dispatcher = createDispatcher({ settings: config, database, dataKey: loadCardKey(config), logger })
     if (config.workerMetricsPort !== null) http = await startWorkerHttp(config, config.workerMetricsPort, database, metrics, logger)
     dispatcher.start()
-    logger.info({ dispatcher: dispatcher.id, database: config.database.kind, metrics: http?.url ?? null }, 'outbox dispatcher is running')
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'))
       process.once('SIGINT', () => resolve('SIGINT'))
     })
+    // Said once the handlers are in place: a signal sent on seeing this line stops it gracefully.
+    logger.info({ dispatcher: dispatcher.id, database: config.database.kind, metrics: http?.url ?? null }, 'outbox dispatcher is running')
+    const signal = await stopSignal
     logger.info({ signal }, 'stopping: finishing the deliveries in flight')
     await dispatcher.stop({ drainMs: 20_000 })
     logger.info('stopped')
