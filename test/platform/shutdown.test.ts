@@ -89,6 +89,20 @@ function post(port: number, path: string, agent: http.Agent): Promise<Answer> {
   })
 }
 
+/** The API on `database` as `npm start` runs it, once it says it is listening, and its port. */
+async function startApi(database: TestDatabase, env: Record<string, string> = {}): Promise<{ server: Child; port: number }> {
+  const server = new Child('src/main.ts', [], {
+    PORT: '0',
+    DATABASE_URL: databaseUrl(database),
+    DATA_DIR: database.dataDir,
+    BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
+    DISPATCHER: 'off',
+    ...env
+  })
+  const listening = await server.waitForLine((line) => line.includes('service-ordering is listening'))
+  return { server, port: Number(new URL((JSON.parse(listening) as { url: string }).url).port) }
+}
+
 for (const dialect of DIALECTS) {
   describe(`SIGTERM draining (D-72) [${dialect}]`, () => {
     let database: TestDatabase
@@ -97,16 +111,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       database = await createTestDatabase(dialect)
-      server = new Child('src/main.ts', [], {
-        PORT: '0',
-        DATABASE_URL: databaseUrl(database),
-        DATA_DIR: database.dataDir,
-        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
-        DISPATCHER: 'off',
-        LOG_LEVEL: 'info'
-      })
-      const listening = await server.waitForLine((line) => line.includes('service-ordering is listening'))
-      port = Number(new URL((JSON.parse(listening) as { url: string }).url).port)
+      ;({ server, port } = await startApi(database, { LOG_LEVEL: 'info' }))
     })
 
     after(async () => {
@@ -157,15 +162,8 @@ for (const dialect of DIALECTS) {
     })
 
     it('should keep draining: the request in flight still completes and the exit is 0', async () => {
-      server = new Child('src/main.ts', [], {
-        PORT: '0',
-        DATABASE_URL: databaseUrl(database),
-        DATA_DIR: database.dataDir,
-        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
-        DISPATCHER: 'off'
-      })
-      const listening = await server.waitForLine((line) => line.includes('service-ordering is listening'))
-      const port = Number(new URL((JSON.parse(listening) as { url: string }).url).port)
+      let port: number
+      ;({ server, port } = await startApi(database))
       const slow = await startSlowRequest(port, '/v1/service/create', JSON.stringify({ service_name: 'Twice signalled', description: 'x' }))
 
       server.kill('SIGTERM')
@@ -198,15 +196,8 @@ for (const dialect of DIALECTS) {
     })
 
     it('should be cut after the drain window, and the process still exit 0', async () => {
-      server = new Child('src/main.ts', [], {
-        PORT: '0',
-        DATABASE_URL: databaseUrl(database),
-        DATA_DIR: database.dataDir,
-        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
-        DISPATCHER: 'off'
-      })
-      const listening = await server.waitForLine((line) => line.includes('service-ordering is listening'))
-      const port = Number(new URL((JSON.parse(listening) as { url: string }).url).port)
+      let port: number
+      ;({ server, port } = await startApi(database))
       const stuck = await startSlowRequest(port, '/v1/service/create', JSON.stringify({ service_name: 'Never finished', description: 'x' }))
       server.kill('SIGTERM')
       // The body is never finished: the server gives up on it after its 10 s drain window.
@@ -229,15 +220,8 @@ for (const dialect of DIALECTS) {
     })
 
     it('should exit 0 at once, after answering a request on a kept-alive connection', async () => {
-      server = new Child('src/main.ts', [], {
-        PORT: '0',
-        DATABASE_URL: databaseUrl(database),
-        DATA_DIR: database.dataDir,
-        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
-        DISPATCHER: 'off'
-      })
-      const listening = await server.waitForLine((line) => line.includes('service-ordering is listening'))
-      const port = Number(new URL((JSON.parse(listening) as { url: string }).url).port)
+      let port: number
+      ;({ server, port } = await startApi(database))
       // The client keeps its connection open after the answer, as browsers and proxies do.
       const agent = new http.Agent({ keepAlive: true })
       const answer = await post(port, '/v1/service/stats', agent)
@@ -252,15 +236,7 @@ for (const dialect of DIALECTS) {
     })
 
     it('should exit 0 when whatever read its output has gone away (a broken pipe)', async () => {
-      server = new Child('src/main.ts', [], {
-        PORT: '0',
-        DATABASE_URL: databaseUrl(database),
-        DATA_DIR: database.dataDir,
-        BOOTSTRAP_API_KEY: `${KEY_ID}:${SECRET}`,
-        DISPATCHER: 'off',
-        LOG_LEVEL: 'info'
-      })
-      await server.waitForLine((line) => line.includes('service-ordering is listening'))
+      ;({ server } = await startApi(database, { LOG_LEVEL: 'info' }))
       // As `npm start | head -3` once head has exited: every later log line meets EPIPE.
       server.closeOutput()
       server.kill('SIGTERM')
