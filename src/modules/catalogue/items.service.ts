@@ -9,7 +9,7 @@ import type { CreateItemBody, ItemResponse, ItemsResponse, RemoveItemBody, Updat
 import { itemsRepository, type ItemsRepository } from './items.repository.js'
 import { toItemView } from './items.views.js'
 import { toItemsView } from './items.views.js'
-import { serviceNameKey } from './names.js'
+import { serviceKeyOf, serviceNameKey } from './names.js'
 import { servicesRepository, type ServicesRepository } from './services.repository.js'
 
 const MAX_PRICE_CENTS = 10_000_000
@@ -66,8 +66,9 @@ export class ItemsService {
     const title = body.title.trim()
     if (title === '') throw invalidField('/title', 'must not be blank')
     const group = body.group === undefined ? 'General' : groupOf(body.group)
+    const serviceKey = serviceKeyOf(body.service_name)
     return this.writes.run(caller, async (trx) => {
-      const service = await this.services.findByKey(trx, serviceNameKey(body.service_name), 'none')
+      const service = await this.services.findByKey(trx, serviceKey, 'none')
       if (service === undefined) throw problems.serviceNotFound()
       const id = await this.items.insert(trx, {
         service_id: service.id,

@@ -8,9 +8,14 @@ const RAW_NAME_BOUND = 64 * 1024
 const ServiceName = Text(RAW_NAME_BOUND, {
   description: 'The service name: trimmed, then 1 to 100 characters, no `/`, unique ignoring case (D-40).'
 })
-/** The name of an existing service, trimmed and matched ignoring case (D-40); one that names none is 404. */
+/**
+ * The name of an existing service, trimmed and matched ignoring case (D-40): over 100 characters once
+ * trimmed it is 400 (D-70, names.ts serviceKeyOf), else one that names no service is 404.
+ */
 export const ServiceKey = () =>
-  Key('service_not_found', RAW_NAME_BOUND, { description: 'The name of the service, trimmed and matched ignoring case (D-40).' })
+  Key('service_not_found', RAW_NAME_BOUND, {
+    description: 'The name of the service, trimmed and matched ignoring case (D-40); at most 100 characters once trimmed (D-70).'
+  })
 const Description = Text(500)
 const ButtonTitle = Text(500, { description: 'Label of the action offered at the step.' })
 

@@ -8,7 +8,7 @@ import type { Caller, Writes } from '../../platform/idempotency.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { CatalogueTexts } from './catalogue-texts.js'
 import { encodeEvents, parseEvents, type EventInput, type EventName } from './events.js'
-import { cleanServiceName, defaultImageTitle, serviceNameKey, serviceNameProblem } from './names.js'
+import { cleanServiceName, defaultImageTitle, serviceKeyOf, serviceNameKey, serviceNameProblem } from './names.js'
 import type { AddStepBody, AddStepResponse, CreateServiceBody, MessageResponse, RemoveStepBody, ServiceView, StatsResponse } from './services.schemas.js'
 import { servicesRepository, type ServicesRepository } from './services.repository.js'
 import { toServiceView, toStatsView } from './services.views.js'
@@ -82,9 +82,10 @@ export class ServicesService {
   async addStep(body: AddStepBody, caller: Caller): Promise<Static<typeof AddStepResponse>> {
     const events = eventsOf(body.events)
     const requested = body.position_number === undefined ? undefined : positionOf(body.position_number, '/position_number')
+    const serviceKey = serviceKeyOf(body.service_name)
     return this.writes.run(caller, async (trx) => {
       // Locked for update: renumbering is atomic against other step changes and against moves.
-      const service = await this.repo.findByKey(trx, serviceNameKey(body.service_name), 'update')
+      const service = await this.repo.findByKey(trx, serviceKey, 'update')
       if (service === undefined) throw problems.serviceNotFound()
       const position = requested ?? service.step_count + 1
       if (position > service.step_count + 1) {
@@ -106,8 +107,9 @@ export class ServicesService {
   /** Removes a step no transaction is at, unless it is the only one; later steps move down (D-42). */
   async removeStep(body: RemoveStepBody, caller: Caller): Promise<Static<typeof MessageResponse>> {
     const position = removalPosition(body)
+    const serviceKey = serviceKeyOf(body.service_name)
     return this.writes.run(caller, async (trx) => {
-      const service = await this.repo.findByKey(trx, serviceNameKey(body.service_name), 'update')
+      const service = await this.repo.findByKey(trx, serviceKey, 'update')
       if (service === undefined) throw problems.serviceNotFound()
       const step = position > service.step_count ? undefined : await this.repo.stepAt(trx, service.id, position)
       if (step === undefined) throw problems.stepNotFound(service.step_count)

@@ -8,7 +8,7 @@ import type { DB } from '../../db/schema.js'
 import type { Caller, Writes } from '../../platform/idempotency.js'
 import { actorOf, type Principal } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
-import { serviceNameKey } from '../catalogue/names.js'
+import { serviceKeyOf, serviceNameKey } from '../catalogue/names.js'
 import { outboxWriter } from '../notifications/outbox.repository.js'
 import { assertVisible, checkDeliveryAfterPickup, timestampOf, wholeInRange } from './order-rules.js'
 import type {
@@ -60,9 +60,10 @@ export class OrdersService {
     const delivery = timestampOf(body.delivery_timestamp, '/delivery_timestamp')
     checkDeliveryAfterPickup(pickup, delivery)
     const note = noteOf(body)
+    const serviceKey = serviceKeyOf(body.service_name)
     return this.writes.run(caller, async (trx) => {
       if (!(await this.orders.customerExists(trx, body.customer_id))) throw problems.customerNotFound()
-      const service = await this.orders.serviceStart(trx, serviceNameKey(body.service_name))
+      const service = await this.orders.serviceStart(trx, serviceKey)
       if (service === undefined) throw problems.serviceNotFound()
       const now = this.clock.now()
       const publicId = newId('trx')
@@ -116,6 +117,7 @@ export class OrdersService {
     }
     const pickup = body.pickup_timestamp === undefined ? undefined : timestampOf(body.pickup_timestamp, '/pickup_timestamp')
     const delivery = body.delivery_timestamp === undefined ? undefined : timestampOf(body.delivery_timestamp, '/delivery_timestamp')
+    const serviceKey = body.service_name === undefined ? undefined : serviceKeyOf(body.service_name)
     return this.writes.run(caller, async (trx) => {
       const order = await this.orders.lock(trx, body.transaction_id)
       if (order === undefined) throw problems.transactionNotFound()
@@ -127,8 +129,8 @@ export class OrdersService {
       const actor = actorOf(principal)
       // Where the order is after this update: its step, or step 1 of a new service.
       let at = { serviceName: order.service_name, position: order.position, description: order.step_description }
-      if (body.service_name !== undefined && serviceNameKey(body.service_name) !== serviceNameKey(order.service_name)) {
-        at = await this.changeService(trx, order, body.service_name, actor, now)
+      if (serviceKey !== undefined && serviceKey !== serviceNameKey(order.service_name)) {
+        at = await this.changeService(trx, order, serviceKey, actor, now)
       }
       const changed: string[] = []
       if (pickup !== undefined && pickup !== order.pickup_at) changed.push('pickup_timestamp')
@@ -166,11 +168,11 @@ export class OrdersService {
   private async changeService(
     trx: Transaction<DB>,
     order: LockedOrder,
-    name: string,
+    serviceKey: string,
     actor: ReturnType<typeof actorOf>,
     now: number
   ): Promise<{ serviceName: string; position: number; description: string }> {
-    const service = await this.orders.serviceStart(trx, serviceNameKey(name))
+    const service = await this.orders.serviceStart(trx, serviceKey)
     if (service === undefined) throw problems.serviceNotFound()
     await trx
       .updateTable('orders')

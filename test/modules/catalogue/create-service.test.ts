@@ -116,10 +116,27 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
     ok(await t.post('/v1/service/create', { service_name: padded, description: 'x' }))
     ok(await t.post('/v1/service/create', { service_name: '😀'.repeat(100), description: 'x' }))
     assert.equal(ok(await getStep(t, '😀'.repeat(100), 1)).service_name, '😀'.repeat(100))
-    // The padded name is a key to the service too (add step trims it), and an over-long key names none.
+    // The padded name is a key to the service too, wherever a body names one; past 100 characters
+    // once trimmed a key is 400 like any over-long text (D-70), in every operation that takes one.
     ok(await t.post('/v1/service/add', { service_name: padded, description: 'Second' }))
     assert.equal(ok(await getStep(t, 'p'.repeat(100), 2)).position.position_description, 'Second')
-    problem(await t.post('/v1/service/add', { service_name: 'p'.repeat(101), description: 'x' }), 'service_not_found')
+    const item = ok(await t.post('/v1/item/create', { service_name: padded, title: 'Padded', price: 100 }))
+    assert.equal(item.title, 'Padded')
+    const customer = await createCustomer(t)
+    const order = ok(await t.post('/v1/transaction/create', { customer_id: customer.id, service_name: padded, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }))
+    assert.equal(order.service_name, 'p'.repeat(100))
+    const tooLong = `  ${'p'.repeat(101)}  `
+    for (const [path, body] of [
+      ['/v1/service/add', { service_name: tooLong, description: 'x' }],
+      ['/v1/service/remove', { service_name: tooLong, position_number: 1 }],
+      ['/v1/item/create', { service_name: tooLong, title: 'x', price: 1 }],
+      ['/v1/transaction/create', { customer_id: customer.id, service_name: tooLong, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }],
+      ['/v1/transaction/update', { transaction_id: order.transaction_id, service_name: tooLong }]
+    ] as const) {
+      const answer = problem(await t.post(path, body), 'validation_failed')
+      assert.deepEqual(answer.errors, [{ field: '/service_name', message: 'must be at most 100 characters' }], path)
+    }
+    assert.equal(ok(await getStep(t, 'p'.repeat(100), 2)).progress_bar.total_steps, 2)
   })
 
   it('should answer 400 for over-long description, button_title and image_title', async () => {
