@@ -1,5 +1,6 @@
 import Type, { type TSchema } from 'typebox'
 import type { FastifySchema } from 'fastify'
+import { BODY_LIMIT } from './body-parsers.js'
 import { PROBLEM_STATUS, type ProblemCode } from './problems.js'
 
 /**
@@ -16,6 +17,12 @@ import { PROBLEM_STATUS, type ProblemCode } from './problems.js'
 export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F\\uD800-\\uDFFF]*$'
 /** One line of text: no control characters at all (nor unpaired surrogates). */
 export const LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*$'
+
+/**
+ * The schema bound of text whose limit its service checks after trimming (names, e-mail addresses,
+ * the search query): no body holds more, so the limit the client is told is the service's.
+ */
+export const UNTRIMMED_TEXT_BOUND = BODY_LIMIT
 
 interface TextOptions {
   minLength?: number

@@ -1,21 +1,17 @@
 import Type, { type Static } from 'typebox'
-import { Key, Line, PathKey, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
+import { Key, Line, PathKey, Text, UNTRIMMED_TEXT_BOUND, WholeNumberOrDigits } from '../../platform/schemas.js'
 import { EVENT_NAMES } from './events.js'
 
-// D-40 limits a name to 100 characters once trimmed, so the schema only bounds the raw text (a body
-// is at most 64 KiB anyway); the service checks the trimmed name (names.ts serviceNameProblem).
-const RAW_NAME_BOUND = 64 * 1024
-const ServiceName = Text(RAW_NAME_BOUND, {
+// D-40 limits a name to 100 characters once trimmed: the service checks the trimmed name (names.ts).
+const ServiceName = Text(UNTRIMMED_TEXT_BOUND, {
   description: 'The service name: trimmed, then 1 to 100 characters, no `/`, unique ignoring case (D-40).'
 })
 /**
  * The name of an existing service, trimmed and matched ignoring case (D-40): over 100 characters once
  * trimmed it is 400 (D-70, names.ts serviceKeyOf), else one that names no service is 404.
  */
-export const ServiceKey = () =>
-  Key('service_not_found', RAW_NAME_BOUND, {
-    description: 'The name of the service, trimmed and matched ignoring case (D-40); at most 100 characters once trimmed (D-70).'
-  })
+export const ServiceKey = (description = 'The name of the service, trimmed and matched ignoring case (D-40); at most 100 characters once trimmed (D-70).') =>
+  Key('service_not_found', UNTRIMMED_TEXT_BOUND, { description })
 const Description = Text(500)
 const ButtonTitle = Text(500, { description: 'Label of the action offered at the step.' })
 

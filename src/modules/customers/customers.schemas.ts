@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { Key, Line, LINE_PATTERN, PathKey, Text } from '../../platform/schemas.js'
+import { Key, Line, LINE_PATTERN, PathKey, Text, UNTRIMMED_TEXT_BOUND } from '../../platform/schemas.js'
 import { ZIP_PATTERN } from './zip-codes.js'
 
 /** One line of text up to `maxLength` characters, without control characters (the text rule, schemas.ts). */
@@ -10,8 +10,8 @@ export const SingleLine = Line
  * breaks around it are trimmed like spaces, so the schema lets them through (free text).
  */
 export function Email(description = 'Trimmed and lower-cased; at most 254 characters, local part at most 64 (D-31).') {
-  // The 254 apply to the trimmed address (checked by the service); the schema bounds only the raw text.
-  return Text(64 * 1024, { description })
+  // The 254 apply to the trimmed address (checked by the service).
+  return Text(UNTRIMMED_TEXT_BOUND, { description })
 }
 
 /**
@@ -73,9 +73,9 @@ const CreditCard = Type.Object(
 const CustomerChanges = Type.Object({
   customer_id: Key('customer_not_found', 64, { minLength: 1, description: 'The customer to update; required.' }),
   // The 100-character limit is checked with the other fields (customers.changes.ts), so one answer
-  // names every fault; the body limit (64 KiB) is the only bound here.
+  // names every fault.
   customer_name: Type.Optional(
-    SingleLine(64 * 1024, {
+    SingleLine(UNTRIMMED_TEXT_BOUND, {
       description: 'Full name of at most 100 characters (D-70, counted after trimming and joining runs of spaces), split at the first space: the first word is `first_name`, the rest `last_name`; empty clears both (D-32).'
     })
   ),

@@ -1,11 +1,10 @@
 import Type, { type Static } from 'typebox'
-import { WholeNumberOrDigits } from '../../platform/schemas.js'
+import { UNTRIMMED_TEXT_BOUND, WholeNumberOrDigits } from '../../platform/schemas.js'
 import { SingleLine } from './customers.schemas.js'
 
 export const SearchBody = Type.Object({
-  // D-33 trims the query before D-70's 100 characters apply (search.service.ts); the body limit
-  // (64 KiB) is the only bound here.
-  query: SingleLine(64 * 1024, {
+  // D-33 trims the query before D-70's 100 characters apply (search.service.ts).
+  query: SingleLine(UNTRIMMED_TEXT_BOUND, {
     description:
       'Words, each matching the start of the first or the last name, ignoring case ("jo sm" and "smi" find John Smith). Trimmed; empty is 400; at most 100 characters (D-33, D-70).'
   }),

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { Identifier, ItemKey, Key, Line, PathKey, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
+import { Identifier, ItemKey, Line, PathKey, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
 import { ServiceKey, ServiceView } from '../catalogue/services.schemas.js'
+import { ACTORS, HISTORY_TYPES, ORDER_STATUSES, type OrderStatus } from './orders.table.js'
 
 // D-50: whole seconds between 2000-01-01 and 2100-01-01.
 export const MIN_TIMESTAMP = 946_684_800
@@ -8,7 +9,7 @@ export const MAX_TIMESTAMP = 4_102_444_800
 
 const Timestamp = (description: string) => WholeNumberOrDigits(MIN_TIMESTAMP, MAX_TIMESTAMP, description)
 const Note = Text(1000)
-const Status = Type.Unsafe<'open' | 'closed'>({ type: 'string', enum: ['open', 'closed'], description: '`open` or `closed`.' })
+const Status = Type.Unsafe<OrderStatus>({ type: 'string', enum: [...ORDER_STATUSES], description: '`open` or `closed`.' })
 
 export const CreateTransactionBody = Type.Object({
   customer_id: Identifier('customer_not_found', 'The customer placing the order; a customer may name only themselves (D-12).'),
@@ -36,7 +37,7 @@ export const CreateTransactionResponse = Type.Object({
 
 export const UpdateTransactionBody = Type.Object({
   transaction_id: Identifier('transaction_not_found'),
-  service_name: Type.Optional(Key('service_not_found', 64 * 1024, { description: 'Moves the transaction to step 1 of this service (D-53); trimmed and matched ignoring case (D-40).' })),
+  service_name: Type.Optional(ServiceKey('Moves the transaction to step 1 of this service (D-53); trimmed and matched ignoring case (D-40).')),
   pickup_timestamp: Type.Optional(Timestamp('Unix time in whole seconds.')),
   delivery_timestamp: Type.Optional(Timestamp('Unix time in whole seconds; not before pickup.')),
   note: Type.Optional(Note),
@@ -53,7 +54,7 @@ export const UpdateTransactionResponse = Type.Object({
   delivery_date: Type.String(),
   delivery_time: Type.String({ description: '`HH:MM`.' }),
   note: Type.String(),
-  status: Type.String({ enum: ['open', 'closed'] })
+  status: Type.String({ enum: [...ORDER_STATUSES] })
 })
 
 const NullableString = Type.Union([Type.String(), Type.Null()])
@@ -81,14 +82,15 @@ export const TransactionView = Type.Object({
   delivery_time: Type.String(),
   note: Type.String(),
   service: ServiceView,
-  status: Type.String({ enum: ['open', 'closed'] }),
+  status: Type.String({ enum: [...ORDER_STATUSES] }),
   receipt: Type.Array(ReceiptLine),
   total: Type.String({ description: 'Two decimals; `0.00` for an empty receipt.' })
 })
 
 export const TransactionParams = Type.Object({ transaction_id: PathKey('transaction_not_found') })
 
-const ItemId = ItemKey('Numeric text (a number is accepted too).')
+const ITEM_ID_TEXT = 'Numeric text (a number is accepted too).'
+const ItemId = ItemKey(ITEM_ID_TEXT)
 
 export const AddToReceiptBody = Type.Object({
   transaction_id: Identifier('transaction_not_found'),
@@ -100,7 +102,7 @@ export type AddToReceiptBody = Static<typeof AddToReceiptBody>
 // An id that names no item cannot be on the receipt: the same 404 as any other id not on it.
 export const RemoveFromReceiptBody = Type.Object({
   transaction_id: Identifier('transaction_not_found'),
-  item_id: ItemKey('Numeric text (a number is accepted too).', 'item_not_on_receipt')
+  item_id: ItemKey(ITEM_ID_TEXT, 'item_not_on_receipt')
 })
 export type RemoveFromReceiptBody = Static<typeof RemoveFromReceiptBody>
 
@@ -119,10 +121,10 @@ export const HistoryResponse = Type.Object({
   history: Type.Array(
     Type.Object({
       at: Type.String({ description: 'ISO-8601 UTC.' }),
-      type: Type.String({ enum: ['created', 'moved', 'closed', 'reopened', 'updated', 'receipt_added', 'receipt_removed', 'tracked'] }),
+      type: Type.String({ enum: [...HISTORY_TYPES] }),
       position_number: Type.String(),
       description: Type.String(),
-      actor: Type.String({ enum: ['staff', 'customer', 'app', 'admin', 'system'] })
+      actor: Type.String({ enum: [...ACTORS] })
     }),
     { description: 'Oldest first (D-56).' }
   )

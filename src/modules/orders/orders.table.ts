@@ -1,7 +1,8 @@
 import type { Generated } from 'kysely'
 
 /** Status of an order (the wire calls orders transactions). */
-export type OrderStatus = 'open' | 'closed'
+export const ORDER_STATUSES = ['open', 'closed'] as const
+export type OrderStatus = (typeof ORDER_STATUSES)[number]
 
 /** `orders`: what the wire calls transactions. `id` is internal; `public_id` is the transaction_id. */
 export interface OrdersTable {
@@ -29,17 +30,11 @@ export interface ReceiptLinesTable {
   created_at: number
 }
 
-export type HistoryType =
-  | 'created'
-  | 'moved'
-  | 'closed'
-  | 'reopened'
-  | 'updated'
-  | 'receipt_added'
-  | 'receipt_removed'
-  | 'tracked'
+export const HISTORY_TYPES = ['created', 'moved', 'closed', 'reopened', 'updated', 'receipt_added', 'receipt_removed', 'tracked'] as const
+export type HistoryType = (typeof HISTORY_TYPES)[number]
 
-export type Actor = 'staff' | 'customer' | 'app' | 'admin' | 'system'
+export const ACTORS = ['staff', 'customer', 'app', 'admin', 'system'] as const
+export type Actor = (typeof ACTORS)[number]
 
 /** `order_history`: what happened to an order, oldest first (D-56). */
 export interface OrderHistoryTable {

@@ -1,5 +1,6 @@
 import Type from 'typebox'
 import { PathKey } from '../../platform/schemas.js'
+import { HISTORY_TYPES } from '../orders/orders.table.js'
 
 // An id holding control characters names no transaction (the text rule, issue 8): PostgreSQL failed on NUL (500).
 export const TransactionParams = Type.Object({ transaction_id: PathKey('transaction_not_found') })
@@ -29,7 +30,7 @@ export const TrackingStatusResponse = Type.Object({
   history: Type.Array(
     Type.Object({
       at: Type.String({ description: 'ISO-8601 UTC.' }),
-      type: Type.String({ enum: ['created', 'moved', 'closed', 'reopened', 'updated', 'tracked'], description: 'Receipt changes are not shown.' }),
+      type: Type.String({ enum: HISTORY_TYPES.filter((type) => !type.startsWith('receipt_')), description: 'Receipt changes are not shown.' }),
       position_number: Type.String(),
       description: Type.String()
     }),
