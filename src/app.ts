@@ -20,7 +20,7 @@ import { BODY_LIMIT, registerBodyParsers } from './platform/body-parsers.js'
 import { VerifiedCredentialCache } from './platform/credential-cache.js'
 import { frameworkProblem, registerErrorHandling, sendProblem } from './platform/error-handler.js'
 import { registerHealth } from './platform/health.js'
-import { httpServerOptions, limitConnections } from './platform/http-limits.js'
+import { answerUnusualRequests, httpServerOptions, limitConnections } from './platform/http-limits.js'
 import { callerOf, takesIdempotencyKey, Writes } from './platform/idempotency.js'
 import { lazyChildLoggerFactory } from './platform/lazy-logger.js'
 import { createLogger } from './platform/logger.js'
@@ -136,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   limitConnections(app.server, deps.config)
+  answerUnusualRequests(app.server)
   registerErrorHandling(app, deps.database.dialect, async (request) =>
     // Only operations that take a key (their header schema names it), once the caller is known.
     request.principal !== undefined && takesIdempotencyKey(request) ? context.writes.reusedElsewhere(callerOf(request)) : false

@@ -1,6 +1,7 @@
-import type { preParsingHookHandler, preValidationHookHandler } from 'fastify'
+import { isUtf8 } from 'node:buffer'
+import type { FastifyRequest, preParsingHookHandler, preValidationHookHandler } from 'fastify'
 import type { App } from './app-types.js'
-import { invalidField, problems } from './problems.js'
+import { invalidField, problems, type Problem } from './problems.js'
 
 const POISONING_MESSAGE = 'must not have a "__proto__" key, or a "constructor" key holding "prototype", at any depth'
 
@@ -16,8 +17,13 @@ export function registerBodyParsers(app: App): void {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeAllContentTypeParsers()
 
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (request, body, done) => {
-    const text = body as string
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (request, body, done) => {
+    const refused = unreadableBody(request)
+    if (refused !== undefined) return done(refused, undefined)
+    const bytes = body as Buffer
+    // JSON is UTF-8 (RFC 8259 §8.1). Decoding other bytes as UTF-8 would store U+FFFD in their place.
+    if (!isUtf8(bytes)) return done(problems.invalidJson('The request body is not valid UTF-8.'), undefined)
+    const text = bytes.toString('utf8')
     request.rawBody = text
     parseJson(request, text, (error, value) => {
       // The parser refuses valid JSON that would poison prototypes with the same error as broken
@@ -51,6 +57,7 @@ export function registerBodyParsers(app: App): void {
         return done(null, payload)
       }
       delete request.headers['content-type']
+      delete request.headers['content-encoding']
       delete request.headers['content-length']
       delete request.headers['transfer-encoding']
       payload.resume()
@@ -64,6 +71,23 @@ const emptyBodyAsObject: preValidationHookHandler = (request, _reply, done) => {
   if (request.body === undefined) request.body = {}
   done()
 }
+
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i
+
+/**
+ * A JSON body the server cannot read as sent: in a character set other than UTF-8, or compressed
+ * (any Content-Encoding but identity; RFC 9110 §15.5.16 asks for 415 with Accept-Encoding).
+ */
+function unreadableBody(request: FastifyRequest): Problem | undefined {
+  const headers = request.headers
+  const coding = headers['content-encoding']
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') return problems.unsupportedContentEncoding(coding)
+  const charset = CHARSET.exec(headers['content-type'] ?? '')?.[1]
+  if (charset !== undefined && !UTF8_NAMES.has(charset.toLowerCase())) return problems.unsupportedCharset(charset)
+  return undefined
+}
+
+const UTF8_NAMES = new Set(['utf-8', 'utf8'])
 
 function isJson(text: string): boolean {
   try {

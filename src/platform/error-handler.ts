@@ -60,6 +60,8 @@ export function toProblem(error: unknown, dialect: Dialect): Problem {
   }
   const known = fastifyError.code === undefined ? undefined : FRAMEWORK_CODES[fastifyError.code]
   if (known !== undefined) return known()
+  // Before the database's own checks: node-postgres reports a lost connection as ECONNRESET too.
+  if (isClientAbort(error)) return problems.validation([{ field: '', message: 'was not received in full' }])
   if (dialect.isUnavailable(error)) return problems.unavailable()
   const status = fastifyError.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500) {
@@ -68,6 +70,15 @@ export function toProblem(error: unknown, dialect: Dialect): Problem {
     return problems.validation([{ field: '', message: 'could not be read' }])
   }
   return problems.internal()
+}
+
+/**
+ * The error Node raises on a request whose client closed the connection (or was cut off by the
+ * request deadline, issue 8) before the whole body arrived: the client's doing, not the server's.
+ */
+export function isClientAbort(error: unknown): boolean {
+  const abort = error as Partial<NodeJS.ErrnoException>
+  return abort.code === 'ECONNRESET' && abort.message === 'aborted'
 }
 
 function pathOf(request: FastifyRequest): string {
@@ -97,6 +108,8 @@ export function registerErrorHandling(app: App, dialect: Dialect, keyReused: Key
     }
     if (problem.code === 'internal') request.log.error({ err: error }, 'request failed')
     else if (problem.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable')
+    // Its connection is gone, so no answer reaches it and no "request completed" line follows.
+    else if (isClientAbort(error)) request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unmatched' }, 'client closed the connection before its request was read')
     return sendProblem(reply, problem)
   })
 

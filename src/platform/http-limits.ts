@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { Server } from 'node:http'
-import type { Socket } from 'node:net'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyServerOptions } from 'fastify'
 import type { Config } from '../config.js'
 import { Problem, problems } from './problems.js'
+import { requestIdOf, storedRequestId } from './request-context.js'
 
 type Limits = Pick<Config, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections' | 'httpMaxHeaderSize'>
 
@@ -19,7 +20,14 @@ type Limits = Pick<Config, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'ht
  * - Headers are at most HTTP_MAX_HEADER_SIZE bytes (431).
  */
 export function httpServerOptions(limits: Limits): Pick<FastifyServerOptions, 'requestTimeout' | 'connectionTimeout' | 'keepAliveTimeout' | 'clientErrorHandler'> & {
-  http: { headersTimeout: number; requestTimeout: number; maxHeaderSize: number; connectionsCheckingInterval: number; keepAliveTimeout: number }
+  http: {
+    headersTimeout: number
+    requestTimeout: number
+    maxHeaderSize: number
+    connectionsCheckingInterval: number
+    keepAliveTimeout: number
+    requireHostHeader: boolean
+  }
 } {
   return {
     requestTimeout: limits.httpRequestTimeoutMs,
@@ -30,7 +38,9 @@ export function httpServerOptions(limits: Limits): Pick<FastifyServerOptions, 'r
       requestTimeout: limits.httpRequestTimeoutMs,
       keepAliveTimeout: limits.httpKeepAliveTimeoutMs,
       maxHeaderSize: limits.httpMaxHeaderSize,
-      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.httpHeadersTimeoutMs / 4)))
+      connectionsCheckingInterval: Math.max(25, Math.min(1000, Math.floor(limits.httpHeadersTimeoutMs / 4))),
+      // Node answers a missing Host with a bare 400 and no body; `headerFault` answers it (D-20).
+      requireHostHeader: false
     },
     clientErrorHandler: answerClientError
   }
@@ -44,11 +54,36 @@ export function limitConnections(server: Server, limits: Limits): void {
   server.maxConnections = limits.httpMaxConnections
 }
 
+/**
+ * Requests Node keeps from the app unless told otherwise, answered like all others:
+ * - an `Expect` other than 100-continue: Node answered 417 with no body; RFC 9110 §10.1.1 lets a
+ *   server ignore an expectation it does not know, so the request is served as if it had none;
+ * - CONNECT: Node dropped the connection without a word; it is 405 (RFC 9110 §9.3.6), with an
+ *   empty Allow, since a host and port as target have no methods here.
+ */
+export function answerUnusualRequests(server: Server): void {
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => server.emit('request', request, response))
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    writeProblem(socket, problems.notAProxy(), requestIdOf(request))
+  })
+}
+
+const REQUEST_LINE_ERRORS = new Set(['HPE_INVALID_METHOD', 'HPE_INVALID_URL', 'HPE_INVALID_VERSION', 'HPE_INVALID_CONSTANT'])
+const HEADER_ERRORS = new Set([
+  'HPE_INVALID_HEADER_TOKEN',
+  'HPE_INVALID_CONTENT_LENGTH',
+  'HPE_UNEXPECTED_CONTENT_LENGTH',
+  'HPE_INVALID_TRANSFER_ENCODING',
+  'HPE_UNEXPECTED_SPACE'
+])
+
 /** The problem for an error of the connection itself, which no route or hook ever sees. */
 function clientErrorProblem(error: NodeJS.ErrnoException): Problem {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return problems.requestTimeout()
   if (error.code === 'HPE_HEADER_OVERFLOW') return problems.headersTooLarge()
-  return problems.validation([{ field: '', message: 'is not a valid HTTP/1.1 request' }])
+  if (error.code !== undefined && REQUEST_LINE_ERRORS.has(error.code)) return problems.malformedHttp('its request line could not be read')
+  if (error.code !== undefined && HEADER_ERRORS.has(error.code)) return problems.malformedHttp('its headers could not be read')
+  return problems.malformedHttp('it could not be read')
 }
 
 /**
@@ -56,17 +91,34 @@ function clientErrorProblem(error: NodeJS.ErrnoException): Problem {
  * large) is answered with a problem document (D-20), like every other error, then the connection
  * is closed. Fastify's default wrote its own JSON shape.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
+  writeProblem(socket, clientErrorProblem(error), requestIdOnSocket(socket))
+}
+
+/**
+ * D-73: the id of the request a connection was reading when it failed: a body that came too slowly
+ * belongs to a request whose headers (and X-Request-Id) were read. Node keeps the response it is
+ * preparing on the socket; when there is none, the headers were not read and the id is a new one.
+ */
+function requestIdOnSocket(socket: Duplex): string {
+  const pending = (socket as { _httpMessage?: ServerResponse })._httpMessage
+  return (pending?.req === undefined ? undefined : storedRequestId(pending.req)) ?? randomUUID()
+}
+
+/** A problem document written straight to a connection Fastify does not handle, which then closes. */
+function writeProblem(socket: Duplex, problem: Problem, requestId: string): void {
   if (socket.writable) {
-    const problem = clientErrorProblem(error)
-    const body = JSON.stringify(problem.toDocument())
-    // D-73: every response carries X-Request-Id. Headers that could not be read cannot supply one,
-    // so it is always a new one.
+    const document = problem.toDocument()
+    const body = JSON.stringify(document)
+    const extra = Object.entries(problem.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('')
     socket.write(
-      `HTTP/1.1 ${problem.status} ${problem.toDocument().title}\r\n` +
+      `HTTP/1.1 ${problem.status} ${document.title}\r\n` +
         'Connection: close\r\n' +
-        `X-Request-Id: ${randomUUID()}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        extra +
         'Content-Type: application/problem+json; charset=utf-8\r\n' +
         'X-Content-Type-Options: nosniff\r\n' +
         'Cache-Control: no-store\r\n' +

@@ -24,6 +24,12 @@ const BY_STATUS: Readonly<Record<string, Record<string, HeaderObject>>> = {
   401: {
     'WWW-Authenticate': { description: 'Always `Basic realm="service-ordering", charset="UTF-8"` (D-11).', schema: { type: 'string' } }
   },
+  415: {
+    'Accept-Encoding': {
+      description: 'Sent as `identity` when the body came with a `Content-Encoding`: bodies are read uncompressed only.',
+      schema: { type: 'string' }
+    }
+  },
   429: { 'Retry-After': { description: 'Seconds until the limit lets the call through again (D-14).', schema: { type: 'string' } } },
   503: { 'Retry-After': { description: 'Seconds to wait before trying again (D-21).', schema: { type: 'string' } } }
 }

@@ -10,7 +10,9 @@ catalogue of multi-step services with priced items, and orders (called transacti
 
 **Conventions.** Every \`/v1\` operation is \`POST\` (any other method: 405 \`method_not_allowed\` with
 \`Allow: POST\`), takes and returns JSON, and answers 200 on success. Operations that take no body ignore any
-body and content type they are sent. Unknown body fields are ignored. Bodies are at most 64 KiB.
+body and content type they are sent. Unknown body fields are ignored. Bodies are at most 64 KiB, in
+UTF-8 (a \`charset\` other than \`utf-8\`, or any \`Content-Encoding\` but \`identity\`: 415
+\`unsupported_media_type\`; bytes that are not UTF-8: 400 \`invalid_json\`).
 
 **Credentials.** HTTP Basic on every \`/v1\` call: an API key (user name = key id, password = secret; role
 \`admin\`, \`staff\` or \`app\`) or a customer's e-mail and password. Each operation lists the caller classes
@@ -41,8 +43,10 @@ Such schemas carry \`x-absent\` with that code.
 **Slow clients.** The request line and headers must arrive within 10 s and the whole request within 30 s
 (by default), else 408 \`request_timeout\` and the connection is closed; headers are at most 16 KiB (431
 \`headers_too_large\`); a request HTTP/1.x cannot parse (a malformed request line, header or
-\`Content-Length\`) is 400 \`validation_failed\`. Connections beyond the
-server's limit are closed unanswered.
+\`Content-Length\`), an HTTP/1.1 request without \`Host\`, and one sending \`Host\`, \`Authorization\` or
+\`Content-Type\` twice are 400 \`validation_failed\`. An \`Expect\` other than \`100-continue\` is ignored;
+\`CONNECT\` is 405. A client that closes its connection before its body has arrived is answered nothing
+(the log has one line for it). Connections beyond the server's limit are closed unanswered.
 
 **Money** is kept in integer cents. Item \`price\` is whole cents as digit text; receipt \`price\` and
 \`total\` are major units with two decimals.

@@ -88,6 +88,12 @@ export class Problem extends Error {
 
 const BASIC_CHALLENGE = 'Basic realm="service-ordering", charset="UTF-8"'
 
+/** A header value quoted back in a detail: printable ASCII only, and short. */
+function printable(value: string): string {
+  const text = value.trim().replace(/[^\x20-\x7e]/g, '?')
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text
+}
+
 /** A 400 naming one field; for rules beyond what the schema says. */
 export function invalidField(field: string, message: string): Problem {
   return new Problem('validation_failed', `The request is invalid: ${field.slice(1) || 'body'} ${message}.`, [
@@ -97,7 +103,7 @@ export function invalidField(field: string, message: string): Problem {
 
 /** Named factories, one per situation, so the same condition always reads the same. */
 export const problems = {
-  invalidJson: () => new Problem('invalid_json', 'The request body is not valid JSON.'),
+  invalidJson: (detail = 'The request body is not valid JSON.') => new Problem('invalid_json', detail),
   validation: (errors: FieldError[]) =>
     new Problem(
       'validation_failed',
@@ -124,8 +130,19 @@ export const problems = {
   // Issue 8: a client too slow to send its request, or one sending too much header (http-limits.ts).
   requestTimeout: () => new Problem('request_timeout', 'The request did not arrive in time; the connection is closed.'),
   headersTooLarge: () => new Problem('headers_too_large', 'The request line and headers are larger than the server accepts.'),
+  // The connection layer (http-limits.ts, request-context.ts): no field of the body is at fault.
+  malformedHttp: (reason: string) =>
+    new Problem('validation_failed', `The request is not valid HTTP/1.1: ${reason}.`, [{ field: '', message: `is not valid HTTP/1.1: ${reason}` }]),
+  notAProxy: () =>
+    new Problem('method_not_allowed', 'This server is not a proxy: CONNECT is not served.', undefined, { allow: '' }),
   unsupportedMediaType: () =>
     new Problem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.'),
+  unsupportedCharset: (charset: string) =>
+    new Problem('unsupported_media_type', `The request body must be JSON in UTF-8, not charset=${printable(charset)}.`),
+  unsupportedContentEncoding: (coding: string) =>
+    new Problem('unsupported_media_type', `The request body must be sent uncompressed, not with Content-Encoding: ${printable(coding)}.`, undefined, {
+      'accept-encoding': 'identity'
+    }),
   rateLimited: (retryAfterSeconds: number) =>
     new Problem('rate_limited', 'Too many requests; try again later.', undefined, {
       'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds)))

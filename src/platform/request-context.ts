@@ -3,14 +3,53 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from './app-types.js'
 import type { Metrics } from './metrics.js'
+import { problems } from './problems.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const V1_PATH = /^\/v1(?:[/?]|$)/
 
-/** The caller's X-Request-Id when it is sane, else a fresh one (D-73). */
+const REQUEST_ID = Symbol('request id')
+
+/**
+ * The caller's X-Request-Id when it is sane, else a fresh one (D-73). Kept on the request, so that
+ * an answer the connection layer gives it (a body that came too slowly) names the same id.
+ */
 export function requestIdOf(raw: IncomingMessage): string {
   const given = raw.headers['x-request-id']
-  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID()
+  const id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID()
+  ;(raw as { [REQUEST_ID]?: string })[REQUEST_ID] = id
+  return id
+}
+
+/** The id `requestIdOf` gave this request, if it was given one. */
+export function storedRequestId(raw: IncomingMessage): string | undefined {
+  return (raw as { [REQUEST_ID]?: string })[REQUEST_ID]
+}
+
+// Fields a request may carry once only (RFC 9110 §5.3). Node keeps the first of each and drops the
+// rest, where a proxy in front may have read the last: the two would act on different requests.
+const SINGLETON_FIELDS = new Set(['host', 'authorization', 'content-type'])
+
+/**
+ * Why a request's header section is refused though Node lets it through: HTTP/1.1 without Host
+ * (RFC 9112 §3.2: 400), or a field above sent twice. Undefined for a sound request.
+ */
+export function headerFault(raw: IncomingMessage): string | undefined {
+  if (raw.headers.host === undefined) {
+    return raw.httpVersionMajor === 1 && raw.httpVersionMinor === 0 ? undefined : 'it has no Host header'
+  }
+  const fields = raw.rawHeaders
+  let seen: string[] | undefined
+  for (let i = 0; i < fields.length; i += 2) {
+    const name = fields[i]!
+    // Only names of these lengths can be one of the fields (host, content-type, authorization).
+    if (name.length !== 4 && name.length !== 12 && name.length !== 13) continue
+    const lower = name.toLowerCase()
+    if (!SINGLETON_FIELDS.has(lower)) continue
+    if (seen?.includes(lower)) return `it has more than one ${lower} header`
+    ;(seen ??= []).push(lower)
+  }
+  return undefined
 }
 
 /**
@@ -49,7 +88,9 @@ export function registerRequestContext(app: App, metrics: Metrics): void {
     setResponseHeaders(request, reply)
     inFlight.add(reply.raw)
     reply.raw.on('close', forget)
-    done()
+    const fault = headerFault(request.raw)
+    if (fault === undefined) done()
+    else done(problems.malformedHttp(fault))
   })
 
   app.addHook('onResponse', (request, reply, done) => {

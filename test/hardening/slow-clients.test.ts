@@ -12,6 +12,7 @@ import { createLogger } from '../../src/platform/logger.js'
 import { basic } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import { databaseUrl } from '../helpers/processes.js'
+import { assertProblem, RawClient } from '../helpers/raw-client.js'
 
 // Deadlines are checked from time to time, and the machine may be loaded: a connection closed
 // within this is closed by the deadline, not by the test ending. Never a lower bound.
@@ -33,62 +34,6 @@ async function listen(test: TestDatabase, env: Record<string, string>): Promise<
   await app.listen({ port: 0, host: '127.0.0.1' })
   const key = await new ApiKeysService(database, { now: () => Date.now() }).create('staff', 'slow clients')
   return { app, database, port: (app.server.address() as net.AddressInfo).port, staff: basic(key.id, key.secret) }
-}
-
-/** A raw connection that records what the server sends and when it closes. */
-class RawClient {
-  readonly socket: net.Socket
-  received = ''
-  readonly closed: Promise<number>
-  readonly connected: Promise<void>
-  private readonly opened = performance.now()
-
-  constructor(port: number) {
-    this.socket = net.connect({ port, host: '127.0.0.1' })
-    this.socket.setEncoding('utf8')
-    this.socket.on('data', (chunk: string) => (this.received += chunk))
-    this.socket.on('error', () => {})
-    this.connected = new Promise((resolve) => this.socket.once('connect', () => resolve()))
-    this.closed = new Promise((resolve) => this.socket.once('close', () => resolve(performance.now() - this.opened)))
-  }
-
-  write(text: string): void {
-    if (!this.socket.destroyed) this.socket.write(text)
-  }
-
-  /** Resolves with ms from connecting to closing, or rejects when still open after `ms`. */
-  async closedWithin(ms: number): Promise<number> {
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`still open after ${ms} ms; received ${JSON.stringify(this.received.slice(0, 200))}`)), ms)
-    })
-    try {
-      return await Promise.race([this.closed, late])
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-
-  /** The status, headers and parsed body of the one response received. */
-  response(): { status: number; headers: Record<string, string>; body: any } {
-    const [head = '', body = ''] = this.received.split('\r\n\r\n')
-    const [statusLine = '', ...lines] = head.split('\r\n')
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
-    return { status: Number(statusLine.split(' ')[1]), headers, body: body === '' ? undefined : JSON.parse(body) }
-  }
-}
-
-/** Asserts a problem document with this status and code arrived on the raw connection. */
-function assertProblem(client: RawClient, status: number, code: string): void {
-  const response = client.response()
-  assert.equal(response.status, status, client.received.slice(0, 300))
-  assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8')
-  assert.equal(response.headers['x-content-type-options'], 'nosniff')
-  // D-73: every response, these too, carries a request id (a new one: the headers were not read).
-  assert.match(String(response.headers['x-request-id']), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
-  assert.equal(response.body.code, code)
-  assert.equal(response.body.status, status)
-  assert.equal(response.body.type, `/problems/${code}`)
 }
 
 describe('slow and hostile clients over real sockets (issue 8)', () => {

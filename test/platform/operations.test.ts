@@ -146,13 +146,18 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     })
   })
 
-  it('should declare the response headers: X-Request-Id everywhere, the challenge on 401, Retry-After on 429 and 503', () => {
+  it('should declare the response headers: X-Request-Id everywhere, the challenge on 401, Accept-Encoding on 415, Retry-After on 429 and 503', () => {
     let responses = 0
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         for (const [status, response] of Object.entries((operation as { responses: Record<string, { headers?: Record<string, unknown> }> }).responses)) {
           const names = Object.keys(response.headers ?? {})
-          const expected = ['X-Request-Id', ...(status === '401' ? ['WWW-Authenticate'] : []), ...(status === '429' || status === '503' ? ['Retry-After'] : [])]
+          const expected = [
+            'X-Request-Id',
+            ...(status === '401' ? ['WWW-Authenticate'] : []),
+            ...(status === '415' ? ['Accept-Encoding'] : []),
+            ...(status === '429' || status === '503' ? ['Retry-After'] : [])
+          ]
           assert.deepEqual(names, expected, `${method} ${path} ${status}`)
           responses++
         }

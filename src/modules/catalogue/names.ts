@@ -36,6 +36,9 @@ export function serviceNameProblem(name: string): string | undefined {
   // The text rule (issue 8): tabs and line breaks around a name are trimmed; inside it, none.
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'must not contain control characters'
   if (RESERVED.has(name.toLowerCase())) return 'must not be create, add, remove or stats'
+  // `/v1/service/../1` is `/v1/service/1` to every client that resolves dot segments (RFC 3986
+  // §5.2.4): a service so named could not be reached by its path.
+  if (name === '.' || name === '..') return 'must not be . or ..'
   return undefined
 }
 

@@ -45,7 +45,7 @@ export function serviceStaffRoutes(app: App, services: ServicesService): void {
         id: 'createService',
         summary: 'Create service',
         description:
-          'Creates a service whose step 1 is `description`. Names are trimmed, 1 to 100 characters, without `/`, unique ignoring case (409 `service_exists`) and not `create`, `add`, `remove` or `stats` (D-40). Optional `button_title`, `events` and `image_title` (D-41).',
+          'Creates a service whose step 1 is `description`. Names are trimmed, 1 to 100 characters, without `/`, unique ignoring case (409 `service_exists`) and not `create`, `add`, `remove` or `stats` (D-40), nor `.` or `..`, which clients resolve away in a path. Optional `button_title`, `events` and `image_title` (D-41).',
         tags,
         body: CreateServiceBody,
         response: MessageResponse,

@@ -4,7 +4,7 @@ import { EVENT_NAMES } from './events.js'
 
 // D-40 limits a name to 100 characters once trimmed: the service checks the trimmed name (names.ts).
 const ServiceName = Text(UNTRIMMED_TEXT_BOUND, {
-  description: 'The service name: trimmed, then 1 to 100 characters, no `/`, unique ignoring case (D-40).'
+  description: 'The service name: trimmed, then 1 to 100 characters, no `/`, not `.` or `..`, unique ignoring case (D-40).'
 })
 /**
  * The name of an existing service, trimmed and matched ignoring case (D-40): over 100 characters once

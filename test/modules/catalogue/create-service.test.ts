@@ -95,6 +95,18 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
     assert.deepEqual(await readStats(t), before)
   })
 
+  it('should answer 400 for the names . and .., which a path could not reach (clients resolve dot segments)', async () => {
+    const before = await readStats(t)
+    for (const name of ['.', '..', '  ..  ']) {
+      const body = problem(await t.post('/v1/service/create', { service_name: name, description: 'x' }), 'validation_failed', ['/service_name'])
+      assert.deepEqual(body.errors, [{ field: '/service_name', message: 'must not be . or ..' }])
+    }
+    assert.deepEqual(await readStats(t), before)
+    // Dots inside a name are fine.
+    ok(await t.post('/v1/service/create', { service_name: '...', description: 'x' }))
+    ok(await t.post('/v1/service/create', { service_name: 'Dr. Clean', description: 'x' }))
+  })
+
   it('should answer 400 for a name with /, an empty or blank name, and a name over 100 characters', async () => {
     const before = await readStats(t)
     for (const name of ['Wash/Fold', '/', 'a/b/c', '', '   ', 'x'.repeat(101)]) {
@@ -238,6 +250,8 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
       'Home Cleaning',
       'Ironing Service',
       'Pet Grooming',
+      '...',
+      'Dr. Clean',
       'y'.repeat(100),
       'p'.repeat(100),
       '😀'.repeat(100),
