@@ -79,9 +79,12 @@ export async function outboxCommand(config: Config, args: string[], usageError: 
     strict: true
   })
   if (action !== 'list' && action !== 'retry') throw usageError('outbox needs list or retry')
+  const words = action === 'retry' ? 1 : 0
+  if (positionals.length > words) throw usageError(`unexpected argument ${positionals[words]}`)
   const status = values.status as OutboxStatus | undefined
   if (status !== undefined && !STATUSES.includes(status)) throw usageError(`--status must be one of ${STATUSES.join(', ')}`)
-  const limit = values.limit === undefined ? 50 : Number(values.limit)
+  // Digits only: Number() would also read 1e2 and 0x3.
+  const limit = values.limit === undefined ? 50 : /^\d{1,4}$/.test(values.limit) ? Number(values.limit) : Number.NaN
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw usageError('--limit must be a whole number from 1 to 1000')
   const ref = positionals[0]
   if (action === 'retry' && ref === undefined) throw usageError('outbox retry needs the ID or EVENT_ID of a row')
@@ -93,7 +96,7 @@ export async function outboxCommand(config: Config, args: string[], usageError: 
     if (action === 'list') {
       const now = systemClock.now()
       const rows = await operations.list(status === undefined ? { limit } : { status, limit })
-      process.stdout.write('ID       EVENT_ID                     CHANNEL TEMPLATE       STATUS    ATTEMPTS NEXT_ATTEMPT             LAST_ERROR\n')
+      process.stdout.write('ID       EVENT_ID                     CHANNEL TEMPLATE       STATUS    FAILURES NEXT_ATTEMPT             LAST_ERROR\n')
       for (const row of rows) process.stdout.write(`${listLine(row, now)}\n`)
       return
     }

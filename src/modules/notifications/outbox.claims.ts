@@ -16,6 +16,10 @@ export interface ClaimedRow {
   payload: string
   attempts: number
   claimed_until: number
+  /** When the change that wrote the row happened: the event's time. */
+  created_at: number
+  /** Null until an attempt failed; kept when a dead row is sent again (`outbox retry`). */
+  last_error: string | null
 }
 
 type Due = { now: number }
@@ -60,7 +64,7 @@ export function outboxClaims(db: Kysely<DB>, dialect: Dialect) {
         const candidates = deliverable(db, p).select('o.id').orderBy('o.id').limit(p('limit'))
         return dialect.supportsSkipLocked ? candidates.forUpdate('o').skipLocked() : candidates
       })
-      .returning(['id', 'event_id', 'channel', 'template', 'order_id', 'customer_id', 'payload', 'attempts', 'claimed_until'])
+      .returning(['id', 'event_id', 'channel', 'template', 'order_id', 'customer_id', 'payload', 'attempts', 'claimed_until', 'created_at', 'last_error'])
   )
 
   type Held = { id: number; me: string; now: number }

@@ -187,7 +187,9 @@ export class Dispatcher {
       orderId: row.order_id,
       customerId: row.customer_id,
       payload,
-      attempts: row.attempts
+      attempts: row.attempts,
+      createdAt: row.created_at,
+      firstAttempt: row.attempts === 0 && row.last_error === null
     }
     const channel = this.deps.channels[row.channel]
     if (channel === undefined) return failed(`no channel ${row.channel}`, true)
@@ -225,9 +227,11 @@ export class Dispatcher {
       const attempts = row.attempts + 1
       const dead = result.permanent === true || attempts >= options.retry.maxAttempts
       const next = dead ? now : now + retryDelay(attempts, options.retry, options.random)
-      applied = await database.unitOfWork.run((trx) =>
-        this.claims.markFailed(trx, held, { status: dead ? 'dead' : 'pending', attempts, next, error: result.error })
-      )
+      applied = await database.unitOfWork.run(async (trx) => {
+        const marked = await this.claims.markFailed(trx, held, { status: dead ? 'dead' : 'pending', attempts, next, error: result.error })
+        if (marked && result.onFailed !== undefined) await result.onFailed(trx, now)
+        return marked
+      })
       if (applied) {
         counters.failed(row.channel)
         if (dead) {

@@ -282,6 +282,9 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
         .innerJoin('order_history as h', 'h.order_id', 'o.id')
         .select(['o.customer_id', 'h.at', 'h.type', 'h.position', 'h.description', 'h.actor'])
         .where('o.public_id', '=', p('publicId'))
+        // Oldest first (D-56) by when each thing happened: a `tracked` entry is written by the
+        // dispatcher, possibly after later entries, with the time its step was entered.
+        .orderBy('h.at')
         .orderBy('h.id')
     )
   }

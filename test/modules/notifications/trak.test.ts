@@ -5,6 +5,8 @@ import { describeEachDialect } from '../../helpers/app.js'
 import { ManualClock } from '../../../src/common/clock.js'
 import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries } from './factories.js'
 import { Dispatchers, webhookSecret } from './harness.js'
+import { dispatcherOptions } from '../../../src/modules/notifications/outbox.dispatcher.js'
+import { outboxOperations } from '../../../src/modules/notifications/outbox.operations.js'
 import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './receivers.js'
 
 const SECRET = webhookSecret()
@@ -33,14 +35,15 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
   })
   afterEach(() => dispatchers.stopAll())
 
-  it('should add a tracked history entry by actor system when no WEBHOOK_URL is set', async () => {
+  it('should add a tracked history entry by actor system when no WEBHOOK_URL is set, dated when the step was entered', async () => {
     const order = await insertOrderFixture(t)
-    await enqueue(t, stepMessages(order, 2, ['trak']))
-    const clock = new ManualClock(t.clock.now() + 5_000)
+    const entered = t.clock.now()
+    await enqueue(t, stepMessages(order, 2, ['trak']), entered)
+    const clock = new ManualClock(entered + 5_000)
     const dispatcher = dispatchers.create({ clock })
     assert.equal(await dispatcher.runOnce(), 1)
     assert.deepEqual(await trackedEntries(t, order.id), [
-      { type: 'tracked', actor: 'system', position: 2, description: 'Washing', at: clock.now() }
+      { type: 'tracked', actor: 'system', position: 2, description: 'Washing', at: entered }
     ])
     const [row] = await outboxRows(t)
     assert.equal(row!.status, 'delivered')
@@ -49,8 +52,10 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
 
   it('should POST a webhook signed per Standard Webhooks that the receiver verifies, and track the step', async () => {
     const order = await insertOrderFixture(t)
-    await enqueue(t, stepMessages(order, 3, ['trak']))
-    const dispatcher = dispatchers.create({ settings: { webhookUrl: receiver.url, webhookSecret: SECRET } })
+    const entered = t.clock.now()
+    await enqueue(t, stepMessages(order, 3, ['trak']), entered)
+    const clock = new ManualClock(entered + 7_500)
+    const dispatcher = dispatchers.create({ settings: { webhookUrl: receiver.url, webhookSecret: SECRET }, clock })
     assert.equal(await dispatcher.runOnce(), 1)
 
     assert.equal(receiver.requests.length, 1)
@@ -60,9 +65,10 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     assert.equal(request!.headers['content-type'], 'application/json')
     assert.match(String(request!.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/)
     const event = verified(request!) as { timestamp: string }
-    // The body's timestamp is the signed one, to the millisecond.
-    assert.match(event.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-    assert.equal(Math.floor(Date.parse(event.timestamp) / 1000), Number(request!.headers['webhook-timestamp']))
+    // Standard Webhooks: the body says when the event occurred (the step was entered), to the
+    // millisecond; the signed header when this attempt was sent.
+    assert.equal(event.timestamp, new Date(entered).toISOString())
+    assert.equal(Number(request!.headers['webhook-timestamp']), Math.floor(clock.now() / 1000))
     assert.deepEqual(event, {
       type: 'transaction.step_entered',
       timestamp: event.timestamp,
@@ -78,14 +84,15 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     // Another secret does not verify it.
     assert.throws(() => verified(request!, webhookSecret()), /No matching signature/)
     assert.equal(row!.status, 'delivered')
-    assert.equal((await trackedEntries(t, order.id)).length, 1)
+    assert.deepEqual(await trackedEntries(t, order.id), [{ type: 'tracked', actor: 'system', position: 3, description: 'Delivered', at: entered }])
   })
 
-  it('should redeliver a refused webhook with the same webhook-id and add the history entry only once', async () => {
+  it('should track the step at the first attempt though the webhook is refused, and redeliver only the webhook, same id and timestamp', async () => {
     const clock = new ManualClock(t.clock.now())
     receiver.answer = (_request, index) => (index === 0 ? 500 : 200)
     const order = await insertOrderFixture(t)
-    await enqueue(t, stepMessages(order, 1, ['trak']), clock.now())
+    const entered = clock.now()
+    await enqueue(t, stepMessages(order, 1, ['trak']), entered)
     const dispatcher = dispatchers.create({ settings: { webhookUrl: receiver.url, webhookSecret: SECRET }, clock })
 
     assert.equal(await dispatcher.runOnce(), 1)
@@ -93,7 +100,8 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     assert.equal(failed!.status, 'pending')
     assert.equal(failed!.attempts, 1)
     assert.equal(failed!.last_error, 'the webhook receiver answered HTTP 500')
-    assert.deepEqual(await trackedEntries(t, order.id), [], 'nothing is tracked before the delivery succeeds')
+    // D-60: the history entry does not depend on the webhook.
+    assert.deepEqual(await trackedEntries(t, order.id), [{ type: 'tracked', actor: 'system', position: 1, description: 'Picked up', at: entered }])
 
     clock.set(failed!.next_attempt_at)
     assert.equal(await dispatcher.runOnce(), 1)
@@ -101,12 +109,72 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     const [first, second] = receiver.requests
     assert.equal(first!.headers['webhook-id'], failed!.event_id)
     assert.equal(second!.headers['webhook-id'], failed!.event_id)
-    const a = verified(first!) as { data: unknown }
-    const b = verified(second!) as { data: unknown }
+    const a = verified(first!) as { data: unknown; timestamp: string }
+    const b = verified(second!) as { data: unknown; timestamp: string }
     assert.deepEqual(a.data, b.data)
+    assert.equal(b.timestamp, a.timestamp, 'the event occurred once: the same timestamp on every retry')
     assert.equal((await trackedEntries(t, order.id)).length, 1)
     const [row] = await outboxRows(t)
     assert.equal(row!.status, 'delivered')
     assert.equal(row!.attempts, 1)
+  })
+
+  it('should track once when the webhook stays down until the row is dead, and not again when it is sent again', async () => {
+    const clock = new ManualClock(t.clock.now())
+    receiver.answer = () => 500
+    const order = await insertOrderFixture(t)
+    const entered = clock.now()
+    await enqueue(t, stepMessages(order, 2, ['trak']), entered)
+    const dispatcher = dispatchers.create({
+      settings: { webhookUrl: receiver.url, webhookSecret: SECRET },
+      clock,
+      options: { retry: { ...dispatcherOptions().retry, maxAttempts: 2 } }
+    })
+    assert.equal(await dispatcher.runOnce(), 1)
+    clock.set((await outboxRows(t))[0]!.next_attempt_at)
+    assert.equal(await dispatcher.runOnce(), 1)
+    const [dead] = await outboxRows(t)
+    assert.equal(dead!.status, 'dead')
+    assert.equal((await trackedEntries(t, order.id)).length, 1)
+
+    // `outbox retry` starts the dead row over; the receiver is back.
+    receiver.answer = () => 200
+    const retried = await outboxOperations(t.database, clock).retry(String(dead!.id))
+    assert.equal(retried.done, true)
+    assert.equal(await dispatcher.runOnce(), 1)
+    assert.equal((await outboxRows(t))[0]!.status, 'delivered')
+    assert.deepEqual(await trackedEntries(t, order.id), [{ type: 'tracked', actor: 'system', position: 2, description: 'Washing', at: entered }])
+  })
+
+  it('should list a tracked entry written after a later change in its place by time, in the history and on the tracking page (D-56)', async () => {
+    const order = await insertOrderFixture(t)
+    const entered = t.clock.now()
+    await enqueue(t, stepMessages(order, 1, ['trak']), entered)
+    // The order moved on before the dispatcher came round to the trak row.
+    await t.database.unitOfWork.run((trx) =>
+      trx
+        .insertInto('order_history')
+        .values({ order_id: order.id, at: entered + 1_000, type: 'moved', position: 2, description: 'Washing', actor: 'staff' })
+        .execute()
+    )
+    const dispatcher = dispatchers.create({ clock: new ManualClock(entered + 2_000) })
+    assert.equal(await dispatcher.runOnce(), 1)
+    const response = await t.post(`/v1/transaction/${order.public_id}/history`)
+    assert.equal(response.statusCode, 200)
+    const history = (response.json() as { history: Array<{ at: string; type: string; position_number: string }> }).history
+    assert.deepEqual(
+      history.map((entry) => [entry.type, entry.position_number, entry.at]),
+      [
+        ['tracked', '1', new Date(entered).toISOString()],
+        ['moved', '2', new Date(entered + 1_000).toISOString()]
+      ]
+    )
+    const link = await t.post(`/v1/transaction/${order.public_id}/tracking`)
+    assert.equal(link.statusCode, 200, link.body)
+    const token = new URL((link.json() as { tracking_url: string }).tracking_url).pathname.split('/').pop()!
+    const status = await t.post(`/track/${token}/status`, undefined, { auth: null })
+    assert.equal(status.statusCode, 200, status.body)
+    const timeline = (status.json() as { history: Array<{ type: string }> }).history
+    assert.deepEqual(timeline.map((entry) => entry.type), ['tracked', 'moved'])
   })
 })

@@ -14,13 +14,20 @@ export interface OutboxDelivery {
   readonly payload: unknown
   /** Failures so far. */
   readonly attempts: number
+  /** When the event happened (the change that wrote the row), whenever it is delivered. */
+  readonly createdAt: number
+  /** No outcome of this row was recorded yet: the first attempt ever (a retried dead row is not). */
+  readonly firstAttempt: boolean
 }
 
 /**
- * Work done in the short database transaction that marks the row delivered, and only if this
- * dispatcher still holds the row: that is what makes such work happen once per row (D-56 history).
+ * Work done in the short database transaction that records an attempt's outcome, and only if this
+ * dispatcher still holds the row: together with `firstAttempt`, that is what makes such work
+ * happen once per row (D-56 history).
  */
-export type OnDelivered = (trx: Transaction<DB>, now: number) => Promise<void>
+export type OnRecorded = (trx: Transaction<DB>, now: number) => Promise<void>
+/** `OnRecorded` for a delivery. */
+export type OnDelivered = OnRecorded
 
 /** What became of one delivery attempt. */
 export type DeliveryResult =
@@ -28,7 +35,7 @@ export type DeliveryResult =
   /** Nothing to send and nothing to retry (a customer without a phone, D-60); the reason is recorded. */
   | { readonly kind: 'skipped'; readonly reason: string }
   /** Retried with backoff, unless `permanent` (retrying cannot help): then dead at once. */
-  | { readonly kind: 'failed'; readonly error: string; readonly permanent?: boolean }
+  | { readonly kind: 'failed'; readonly error: string; readonly permanent?: boolean; readonly onFailed?: OnRecorded }
 
 /** A way out for outbox rows of one `channel` value. */
 export interface Channel {

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks'
 import type { Clock } from '../../../common/clock.js'
 import type { StepEventPayload } from '../outbox.repository.js'
 import type { NotificationsRepository } from '../notifications.repository.js'
-import { failed, unsupported, type Channel, type OnDelivered } from './channel.js'
+import { failed, unsupported, type Channel, type OnRecorded } from './channel.js'
 import { postJson } from './http.js'
 import { stepPayload } from './payloads.js'
 
@@ -36,7 +36,11 @@ export function stepEnteredEvent(payload: StepEventPayload, at: Date) {
   }
 }
 
-/** The `trak` channel (D-60, D-56): a `tracked` history entry, and a signed webhook when configured. */
+/**
+ * The `trak` channel (D-60, D-56): a `tracked` history entry, and a signed webhook when configured.
+ * The entry does not wait for the webhook: it is written with the outcome of the row's first
+ * attempt, delivered or not, dated when the step was entered; retries only send the webhook again.
+ */
 export function trakChannel(deps: TrakChannelDeps): Channel {
   const { settings } = deps
   const signer = settings.webhookUrl !== null && settings.webhookSecret !== null ? new Webhook(settings.webhookSecret) : null
@@ -46,22 +50,26 @@ export function trakChannel(deps: TrakChannelDeps): Channel {
       const payload = stepPayload(message)
       const orderId = message.orderId
       if (payload === undefined || orderId === null) return failed('the message payload is unreadable', true)
-      // Written in the transaction that marks the row delivered, and only if this dispatcher still
-      // holds it: a redelivered row never adds a second entry.
-      const onDelivered: OnDelivered = (trx, now) =>
-        deps.repository.insertTracked(trx, { order_id: orderId, at: now, position: payload.position, description: payload.description })
-      if (signer === null || settings.webhookUrl === null) return { kind: 'delivered', onDelivered }
+      // Written in the transaction that records the first outcome, and only if this dispatcher
+      // still holds the row: a redelivered row never adds a second entry.
+      const track: OnRecorded | undefined = message.firstAttempt
+        ? (trx) => deps.repository.insertTracked(trx, { order_id: orderId, at: message.createdAt, position: payload.position, description: payload.description })
+        : undefined
+      if (signer === null || settings.webhookUrl === null) return { kind: 'delivered', onDelivered: track }
 
-      const at = new Date(deps.clock.now())
-      const body = JSON.stringify(stepEnteredEvent(payload, at))
+      // Standard Webhooks: the body's timestamp is when the event occurred, the same on every
+      // retry; the signed header is when this attempt is sent (receivers check it for replays).
+      const sentAt = new Date(deps.clock.now())
+      const body = JSON.stringify(stepEnteredEvent(payload, new Date(message.createdAt)))
       const headers = {
         // Stable per outbox row: a receiver drops a redelivery by this id.
         'webhook-id': message.eventId,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': signer.sign(message.eventId, at, body)
+        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+        'webhook-signature': signer.sign(message.eventId, sentAt, body)
       }
       const result = await postJson(settings.webhookUrl, body, headers, signal, 'the webhook receiver')
-      return result.kind === 'delivered' ? { kind: 'delivered', onDelivered } : result
+      if (result.kind === 'delivered') return { kind: 'delivered', onDelivered: track }
+      return result.kind === 'failed' ? { ...result, onFailed: track } : result
     }
   }
 }
