@@ -28,6 +28,19 @@ ${NOTIFICATIONS_USAGE}`
 /** A usage mistake: printed with the usage, exit status 2. */
 class UsageError extends Error {}
 
+/**
+ * Refuses words a command does not take beyond its first `allowed` (D-90): `--name front desk`
+ * named the key "front" and dropped "desk" without a word.
+ */
+function noMoreWords(positionals: readonly string[], allowed = 0): void {
+  if (positionals.length > allowed) throw new UsageError(`unexpected argument ${positionals[allowed]}`)
+}
+
+/** A command that takes no options and no words. */
+function noArguments(args: string[]): void {
+  parseArgs({ args, options: {}, strict: true })
+}
+
 async function withDatabase<T>(config: Config, fn: (database: Database) => Promise<T>): Promise<T> {
   const database = openDatabase(config)
   try {
@@ -50,6 +63,7 @@ async function apiKeyCommand(config: Config, args: string[]): Promise<void> {
   })
   // Usage is checked before the database is opened (and migrated): a mistake exits 2 with the
   // usage even when the database is away, and touches nothing (D-90).
+  noMoreWords(positionals, action === 'revoke' ? 1 : 0)
   if (action === 'create') {
     const role = values.role as ApiKeyRole | undefined
     if (role === undefined || !ROLES.includes(role)) throw new UsageError('--role must be admin, staff or app')
@@ -100,6 +114,7 @@ async function main(argv: string[]): Promise<void> {
       return serve(values.workers === undefined ? config : configOrExit({ ...process.env, WORKERS: values.workers }))
     }
     case 'migrate': {
+      noArguments(args)
       const database = openDatabase(config)
       try {
         const names = await migrateToLatest(database.db, database.dialect)
@@ -120,6 +135,7 @@ async function main(argv: string[]): Promise<void> {
       })
     }
     case 'worker':
+      noArguments(args)
       return runWorker(config)
     case 'outbox':
       return outboxCommand(config, args, (message) => new UsageError(message))

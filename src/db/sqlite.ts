@@ -1,7 +1,7 @@
-import fs from 'node:fs'
 import path from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import type { SqliteDatabase } from 'kysely'
+import { ensureDirectory } from '../common/directories.js'
 import type { QueryListeners, QueryRunner } from './query-runner.js'
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>
@@ -33,7 +33,7 @@ export class StatementCache {
 
 /** Opens (creating if needed) the SQLite file with the pragmas the service relies on. */
 export function openSqliteConnection(file: string, synchronous: 'FULL' | 'NORMAL'): BetterSqlite3.Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true })
+  if (file !== ':memory:') ensureDirectory(path.dirname(file))
   const connection = new BetterSqlite3(file)
   connection.pragma('busy_timeout = 5000')
   connection.pragma('journal_mode = WAL')

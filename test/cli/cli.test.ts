@@ -128,7 +128,15 @@ describe('service-ordering usage mistakes (D-90)', () => {
     [['api-key', 'create', '--role', 'staff', '--name', '  '], '--name must be 1 to 100 characters'],
     [['api-key', 'create', '--role', 'staff', '--name', 'n'.repeat(101)], '--name must be 1 to 100 characters'],
     [['api-key', 'revoke'], 'api-key revoke needs a KEY_ID'],
-    [['nonsense'], 'unknown command nonsense']
+    [['nonsense'], 'unknown command nonsense'],
+    // Words a command does not take are refused, not dropped (a name of two words unquoted).
+    [['api-key', 'create', '--role', 'staff', '--name', 'front', 'desk'], 'unexpected argument desk'],
+    [['api-key', 'list', 'extra'], 'unexpected argument extra'],
+    [['api-key', 'revoke', 'key_a', 'key_b'], 'unexpected argument key_b'],
+    [['outbox', 'list', 'extra'], 'unexpected argument extra'],
+    [['outbox', 'retry', '1', '2'], 'unexpected argument 2'],
+    [['outbox', 'list', '--limit', '1e2'], '--limit must be a whole number from 1 to 1000'],
+    [['outbox', 'list', '--limit', '0x3'], '--limit must be a whole number from 1 to 1000']
   ] as const) {
     it(`should exit 2 with the usage for: ${args.join(' ').slice(0, 60)}`, async () => {
       // The database is never reached for a usage mistake: this file must not even be created.
@@ -137,6 +145,18 @@ describe('service-ordering usage mistakes (D-90)', () => {
       assert.equal(result.code, 2)
       assert.equal(result.stdout, '')
       assert.equal(result.stderr, `service-ordering: ${message}\n\n${usage}`)
+      assert.equal(fs.existsSync(file), false)
+    })
+  }
+
+  for (const args of [['migrate', '--bogus'], ['migrate', 'extra'], ['worker', '--bogus'], ['worker', 'extra']]) {
+    it(`should exit 2 with the usage for ${args.join(' ')}: commands without options take none`, async () => {
+      const file = path.join(dataDir, 'never.db')
+      const result = await run(CLI, args, { DATABASE_URL: `sqlite:${file}`, DATA_DIR: dataDir })
+      assert.equal(result.code, 2)
+      assert.equal(result.stdout, '')
+      assert.match(result.stderr, args[1]!.startsWith('--') ? /^service-ordering: Unknown option '--bogus'/ : /^service-ordering: Unexpected argument 'extra'/)
+      assert.ok(result.stderr.endsWith(`\n\n${usage}`))
       assert.equal(fs.existsSync(file), false)
     })
   }

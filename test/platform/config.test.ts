@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig, type Config } from '../../src/config.js'
@@ -276,6 +277,14 @@ describe('a bad configuration stops the process (D-01)', () => {
     assert.equal(result.stdout, '')
     assert.match(result.stderr, /^service-ordering: could not start: .*ECONNREFUSED.*\n$/)
     assert.ok(!result.stderr.includes('not-printed'))
+  })
+
+  // Node's recursive mkdir loops for ever where mkdir answers ENOENT under an existing parent.
+  it('should exit 1 with one line for a DATA_DIR that cannot be made, under /proc too', { skip: !fs.existsSync('/proc/self') }, async () => {
+    const result = await run('src/main.ts', [], { PORT: '0', DATA_DIR: '/proc/so-config-test/data' })
+    assert.equal(result.code, 1)
+    assert.equal(result.stdout, '')
+    assert.equal(result.stderr, "service-ordering: could not start: ENOENT: no such file or directory, mkdir '/proc/so-config-test'\n")
   })
 
   it('should exit 1 with the same line from the CLI', async () => {

@@ -6,6 +6,7 @@ import { newKeyId, newSecret } from '../../common/ids.js'
 import type { Database } from '../../db/database.js'
 import { apiKeysRepository, type ApiKeySummary } from './api-keys.repository.js'
 import type { ApiKeyRole } from './api-keys.table.js'
+import { ensureDirectory } from '../../common/directories.js'
 
 // Any fixed number; names the advisory lock that keeps two starts from both making a start-up key.
 const START_UP_KEY_LOCK = 7_301_001
@@ -78,7 +79,7 @@ export class ApiKeysService {
         const key = { id: newKeyId(), secret: newSecret() }
         await this.repo.insert(trx, { id: key.id, name: 'initial', role: 'admin', secret_hash: sha256Hex(key.secret), created_at: this.clock.now() })
         // Written before the commit: a key whose secret nobody was given must never exist.
-        fs.mkdirSync(dataDir, { recursive: true })
+        ensureDirectory(dataDir)
         fs.writeFileSync(file, `${key.id}:${key.secret}\n`, { mode: 0o600 })
         fs.chmodSync(file, 0o600)
         written = true

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Config } from '../../config.js'
+import { ensureDirectory } from '../../common/directories.js'
 
 /**
  * The 32-byte key card numbers are sealed with (D-02, D-34): CARD_ENCRYPTION_KEY, or outside
@@ -12,7 +13,7 @@ export function loadCardKey(config: Pick<Config, 'cardEncryptionKey' | 'producti
   if (config.cardEncryptionKey !== null) return config.cardEncryptionKey
   if (config.production) throw new Error('CARD_ENCRYPTION_KEY must be set when NODE_ENV=production')
   const file = path.join(config.dataDir, 'card-key')
-  fs.mkdirSync(config.dataDir, { recursive: true })
+  ensureDirectory(config.dataDir)
   if (!fs.existsSync(file)) createKeyFile(file)
   const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64')
   if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`)

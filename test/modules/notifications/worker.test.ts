@@ -127,7 +127,7 @@ describeEachDialect('service-ordering worker and outbox commands (D-61, D-90)', 
     const list = await Cli.run(['outbox', 'list'], env)
     assert.equal(list.code, 0, list.stderr)
     const lines = list.stdout.split('\n')
-    assert.match(lines[0]!, /^ID\s+EVENT_ID\s+CHANNEL\s+TEMPLATE\s+STATUS\s+ATTEMPTS\s+NEXT_ATTEMPT\s+LAST_ERROR$/)
+    assert.match(lines[0]!, /^ID\s+EVENT_ID\s+CHANNEL\s+TEMPLATE\s+STATUS\s+FAILURES\s+NEXT_ATTEMPT\s+LAST_ERROR$/)
     assert.equal(lines.length, 2)
     assert.match(lines[1]!, new RegExp(`^${row!.id}\\s+${row!.event_id}\\s+email\\s+password_reset\\s+dead\\s+10\\s+-\\s+the SMTP server said no$`))
     assert.ok(!list.stdout.includes(sealed) && !list.stdout.includes('secret-token-value') && !list.stdout.includes(customer.email))
