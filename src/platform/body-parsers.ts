@@ -73,6 +73,7 @@ const emptyBodyAsObject: preValidationHookHandler = (request, _reply, done) => {
 }
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i
+const UTF8_NAMES = new Set(['utf-8', 'utf8'])
 
 /**
  * A JSON body the server cannot read as sent: in a character set other than UTF-8, or compressed
@@ -86,8 +87,6 @@ function unreadableBody(request: FastifyRequest): Problem | undefined {
   if (charset !== undefined && !UTF8_NAMES.has(charset.toLowerCase())) return problems.unsupportedCharset(charset)
   return undefined
 }
-
-const UTF8_NAMES = new Set(['utf-8', 'utf8'])
 
 function isJson(text: string): boolean {
   try {

@@ -9,11 +9,12 @@ import type { DB } from '../db/schema.js'
 import type { Work } from '../db/unit-of-work.js'
 import { principalKey, type Principal } from './principal.js'
 import { Problem, problems, type ProblemDocument } from './problems.js'
+import { IDEMPOTENCY_KEY_PATTERN } from './schemas.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
-// The header's own rule (schemas.ts IdempotencyHeaders); checked here too for requests refused
-// before their headers were validated (Fastify validates the body first).
-const VALID_KEY = /^[\x21-\x7E]{1,255}$/
+// The header's own rule, checked here too for requests refused before their headers were
+// validated (Fastify validates the body first).
+const VALID_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN)
 
 /** An Idempotency-Key as sent by one credential for one path and body (D-52). */
 export interface IdempotencyScope {

@@ -146,13 +146,16 @@ export function problemResponses(codes: readonly ProblemCode[]): Record<number, 
   return responses
 }
 
+/** D-52: an Idempotency-Key is 1 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]{1,255}$'
+
 /** The header a state-changing operation may be sent with (D-52). */
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
       minLength: 1,
       maxLength: 255,
-      pattern: '^[\\x21-\\x7E]+$',
+      pattern: IDEMPOTENCY_KEY_PATTERN,
       description:
         'Makes a retry safe (D-52): a repeat with the same key, path and body within 24 hours returns the first response and changes nothing; the same key with another path or body is 422.',
       'x-error': 'must be 1 to 255 visible ASCII characters'

@@ -2,11 +2,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Clock } from '../../common/clock.js'
 import { sha256Hex } from '../../common/crypto.js'
+import { ensureDirectory } from '../../common/directories.js'
 import { newKeyId, newSecret } from '../../common/ids.js'
 import type { Database } from '../../db/database.js'
 import { apiKeysRepository, type ApiKeySummary } from './api-keys.repository.js'
 import type { ApiKeyRole } from './api-keys.table.js'
-import { ensureDirectory } from '../../common/directories.js'
 
 // Any fixed number; names the advisory lock that keeps two starts from both making a start-up key.
 const START_UP_KEY_LOCK = 7_301_001

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Config } from '../../config.js'
 import { ensureDirectory } from '../../common/directories.js'
+import type { Config } from '../../config.js'
 
 /**
  * The 32-byte key card numbers are sealed with (D-02, D-34): CARD_ENCRYPTION_KEY, or outside

@@ -26,12 +26,10 @@ export interface OutboxDelivery {
  * happen once per row (D-56 history).
  */
 export type OnRecorded = (trx: Transaction<DB>, now: number) => Promise<void>
-/** `OnRecorded` for a delivery. */
-export type OnDelivered = OnRecorded
 
 /** What became of one delivery attempt. */
 export type DeliveryResult =
-  | { readonly kind: 'delivered'; readonly onDelivered?: OnDelivered }
+  | { readonly kind: 'delivered'; readonly onDelivered?: OnRecorded }
   /** Nothing to send and nothing to retry (a customer without a phone, D-60); the reason is recorded. */
   | { readonly kind: 'skipped'; readonly reason: string }
   /** Retried with backoff, unless `permanent` (retrying cannot help): then dead at once. */

@@ -4,7 +4,7 @@ import { decrypt } from '../../../common/crypto.js'
 import type { Database } from '../../../db/database.js'
 import { fullName, type NotificationsRepository } from '../notifications.repository.js'
 import type { OutboxClaims } from '../outbox.claims.js'
-import { failed, unsupported, type Channel, type DeliveryResult, type OnDelivered, type OutboxDelivery } from './channel.js'
+import { failed, unsupported, type Channel, type DeliveryResult, type OnRecorded, type OutboxDelivery } from './channel.js'
 import { passwordResetEmail, stepEmail, type EmailContent } from './email.templates.js'
 import { writeMessageFile } from './outbox-files.js'
 import { passwordResetPayload, stepPayload } from './payloads.js'
@@ -29,7 +29,7 @@ export interface EmailChannelDeps {
 }
 
 // An e-mail ready to go, and what to do in the transaction that records it as delivered.
-type Letter = { to: { name: string; address: string }; content: EmailContent; onDelivered?: OnDelivered }
+type Letter = { to: { name: string; address: string }; content: EmailContent; onDelivered?: OnRecorded }
 
 /** The `email` channel (D-60, D-36): nodemailer over SMTP, or one `.eml` file per message. */
 export function emailChannel(deps: EmailChannelDeps): Channel {
