@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from './common/clock.js'
+import { MAX_CONCURRENT_PASSWORD_HASHES, passwordHashing } from './common/crypto.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { SqliteGroupCommit } from './db/unit-of-work.js'
@@ -84,6 +85,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const limiter = createRateLimitStore({ redisUrl: deps.config.redisUrl, clock, logger })
   const metrics = new Metrics()
   registerOutboxMetrics(metrics, deps.database)
+  metrics.addGauge('password_hashes', `Password hashes (scrypt, 32 MiB each) running, at most ${MAX_CONCURRENT_PASSWORD_HASHES}, and waiting for a turn.`, ['state'], async () => [
+    { labels: { state: 'running' }, value: passwordHashing.running },
+    { labels: { state: 'waiting' }, value: passwordHashing.waiting }
+  ])
   const unitOfWork = deps.database.unitOfWork
   if (unitOfWork instanceof SqliteGroupCommit) {
     metrics.addGauge('sqlite_commits', 'SQLite write transactions committed (each one fsync).', [], async () => [{ labels: {}, value: unitOfWork.counts.commits }])

@@ -36,10 +36,42 @@ export function hmac(key: Buffer, value: string): Buffer {
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const satisfies ScryptOptions
 const KEY_LENGTH = 32
 
+/**
+ * Hashes allowed to run at once. Each holds 32 MiB while it runs, and libuv's four threads would
+ * otherwise run four (+128 MiB) whenever sign-ins, sign-ups or the re-checks of D-13 coincide; the
+ * rest wait their turn. Two keep both cores of the target machine busy (BENCHMARKS.md, RSS).
+ */
+export const MAX_CONCURRENT_PASSWORD_HASHES = 2
+
+/** Password hashes running and waiting now (tests, /metrics). */
+export const passwordHashing = { running: 0, waiting: 0 }
+const turns: Array<() => void> = []
+
+async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (passwordHashing.running >= MAX_CONCURRENT_PASSWORD_HASHES) {
+    passwordHashing.waiting++
+    // The slot is handed over by the hash that finishes, so `running` never passes the bound.
+    await new Promise<void>((resolve) => turns.push(resolve))
+    passwordHashing.waiting--
+  } else {
+    passwordHashing.running++
+  }
+  try {
+    return await work()
+  } finally {
+    const next = turns.shift()
+    if (next === undefined) passwordHashing.running--
+    else next()
+  }
+}
+
 function scryptAsync(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(password, salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)))
-  })
+  return inTurn(
+    () =>
+      new Promise<Buffer>((resolve, reject) => {
+        scrypt(password, salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)))
+      })
+  )
 }
 
 /** A slow salted hash of a password, self-describing: `scrypt$N$r$p$salt$hash`. */

@@ -84,6 +84,10 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     assert.match(after, /^# TYPE http_request_duration_seconds histogram$/m)
     assert.match(after, /^http_request_duration_seconds_bucket\{le="\+Inf",route="\/v1\/service\/stats",method="POST",status="200"\} \d+$/m)
     assert.ok(sample(after, 'http_request_duration_seconds_sum{route="/v1/service/stats",method="POST",status="200"}') > 0)
+    // Password hashes hold 32 MiB each: how many run and wait is in every scrape (none here).
+    assert.match(after, /^# TYPE password_hashes gauge$/m)
+    assert.match(after, /^password_hashes\{state="running"\} 0$/m)
+    assert.match(after, /^password_hashes\{state="waiting"\} 0$/m)
   })
 
   it('should serve an OpenAPI 3.1 document without credentials', () => {
