@@ -73,6 +73,39 @@ export function historyInsert(db: QueryCreator<DB>, p: ParamsOf<HistoryParams>) 
   })
 }
 
+/** A service as an order enters it: its name, its number of steps and its first step. */
+export interface ServiceStart {
+  service_id: number
+  service_name: string
+  step_count: number
+  step: StepTarget
+}
+
+/** A service start as read: on SQLite with its step 1's columns, on PostgreSQL without (read after the lock). */
+type ServiceStartRow = Omit<ServiceStart, 'step'> & {
+  step_id?: number
+  step_position?: number
+  step_description?: string
+  step_events?: string
+}
+
+/**
+ * A service by name key. On SQLite, joined with its step 1: one statement. On PostgreSQL the service
+ * row is held in share mode and its step 1 is read by the next statement: step changes lock the
+ * service for update, and a share lock taken in a join would, once granted, re-check the join
+ * against the step row as it was before that change (a removed step 1, say).
+ */
+function serviceStartSelect(db: Kysely<DB>, p: ParamsOf<{ key: string }>, locks: boolean) {
+  const service = db
+    .selectFrom('services as s')
+    .select(['s.id as service_id', 's.name as service_name', 's.step_count'])
+    .where('s.name_key', '=', p('key') as string)
+  if (locks) return service.forShare(['s']) as unknown as typeof service
+  return service
+    .innerJoin('service_steps as st', (join) => join.onRef('st.service_id', '=', 's.id').on('st.position', '=', 1))
+    .select(['st.id as step_id', 'st.position as step_position', 'st.description as step_description', 'st.events as step_events']) as unknown as typeof service
+}
+
 type FullViewQuery = SelectQueryBuilder<DB, 'orders' | 'services' | 'service_steps', FullViewRow>
 
 /**
@@ -190,12 +223,19 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
       db.selectFrom('services').select('id').where('id', '=', p('id')).forShare()
     ),
 
-    serviceByKey: prepare<{ key: string }, { service_id: number; service_name: string; step_count: number }>(db, (db, p) =>
-      db
-        .selectFrom('services')
-        .select(['id as service_id', 'name as service_name', 'step_count'])
-        .where('name_key', '=', p('key'))
-        .$if(locks, (qb) => qb.forShare())
+    serviceStart: prepare<{ key: string }, ServiceStartRow>(db, (db, p) => serviceStartSelect(db, p, locks)),
+
+    // What a create checks, in one statement: the service's start and whether the customer exists.
+    createStart: prepare<{ key: string; customerId: string }, ServiceStartRow & { customer_found: number }>(db, (db, p) =>
+      serviceStartSelect(db, p, locks).select((eb) =>
+        eb
+          .case()
+          .when(eb.exists(eb.selectFrom('customers').select('customers.id').where('customers.id', '=', p('customerId'))))
+          .then(1)
+          .else(0)
+          .end()
+          .as('customer_found')
+      )
     ),
 
     stepAt: prepare<{ serviceId: number; position: number }, StepTarget>(db, (db, p) =>
@@ -289,6 +329,17 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     )
   }
 
+  /** The service start with its step 1: from the row (SQLite), or read now, under the service's lock. */
+  const withFirstStep = async (trx: Kysely<DB>, row: ServiceStartRow): Promise<ServiceStart> => {
+    const head = { service_id: row.service_id, service_name: row.service_name, step_count: row.step_count }
+    if (row.step_id !== undefined) {
+      return { ...head, step: { id: row.step_id, position: row.step_position!, description: row.step_description!, events: row.step_events! } }
+    }
+    const step = await q.stepAt.first(trx, { serviceId: row.service_id, position: 1 })
+    if (step === undefined) throw new Error(`service ${row.service_id} has no step 1`)
+    return { ...head, step }
+  }
+
   /** PostgreSQL: locks the order's row and shares its service's; false when there is no such order. */
   const lockRows = async (trx: Kysely<DB>, publicId: string): Promise<boolean> => {
     if (!locks) return true
@@ -334,14 +385,21 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
       if (locks) await q.shareService.run(trx, { id })
     },
 
-    /** A service by name key and its first step, the service held in share mode first. */
-    serviceStart: async (trx: Kysely<DB>, key: string) => {
-      const service = await q.serviceByKey.first(trx, { key })
-      if (service === undefined) return undefined
-      const step = await q.stepAt.first(trx, { serviceId: service.service_id, position: 1 })
-      return { ...service, step: step! }
+    /** A service by name key and its first step, the service held in share mode (PostgreSQL). */
+    serviceStart: async (trx: Kysely<DB>, key: string): Promise<ServiceStart | undefined> => {
+      const row = await q.serviceStart.first(trx, { key })
+      return row === undefined ? undefined : withFirstStep(trx, row)
     },
-    customerExists: async (trx: Kysely<DB>, id: string) => (await q.customerExists.first(trx, { id })) !== undefined,
+
+    /**
+     * A create's checks (D-50): the customer, then the service and its first step. One statement
+     * when both exist; a missing service reads the customer again to tell which 404 it is.
+     */
+    createStart: async (trx: Kysely<DB>, key: string, customerId: string): Promise<ServiceStart | 'no customer' | 'no service'> => {
+      const row = await q.createStart.first(trx, { key, customerId })
+      if (row === undefined) return (await q.customerExists.first(trx, { id: customerId })) === undefined ? 'no customer' : 'no service'
+      return Number(row.customer_found) === 1 ? withFirstStep(trx, row) : 'no customer'
+    },
 
     /** Inserts an order; undefined when the code was taken. */
     insert: async (trx: Kysely<DB>, row: Parameters<typeof q.insert.first>[1]) => (await q.insert.first(trx, row))?.id,

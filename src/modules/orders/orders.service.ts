@@ -62,9 +62,9 @@ export class OrdersService {
     const note = noteOf(body)
     const serviceKey = serviceKeyOf(body.service_name)
     return this.writes.run(caller, async (trx) => {
-      if (!(await this.orders.customerExists(trx, body.customer_id))) throw problems.customerNotFound()
-      const service = await this.orders.serviceStart(trx, serviceKey)
-      if (service === undefined) throw problems.serviceNotFound()
+      const service = await this.orders.createStart(trx, serviceKey, body.customer_id)
+      if (service === 'no customer') throw problems.customerNotFound()
+      if (service === 'no service') throw problems.serviceNotFound()
       const now = this.clock.now()
       const publicId = newId('trx')
       let code = 0

@@ -118,6 +118,8 @@ describeEachDialect('create transaction (D-50)', (t) => {
     const [orders, outbox, history] = [await countRows(t, 'orders'), await countRows(t, 'outbox'), await countRows(t, 'order_history')]
     problem(await t.post('/v1/transaction/create', body({ customer_id: 'cus_nobody' })), 'customer_not_found')
     problem(await t.post('/v1/transaction/create', body({ service_name: 'Nothing' })), 'service_not_found')
+    // Both unknown: the customer is checked first (D-50), whichever statement finds it.
+    problem(await t.post('/v1/transaction/create', body({ customer_id: 'cus_nobody', service_name: 'Nothing' })), 'customer_not_found')
     assert.deepEqual([await countRows(t, 'orders'), await countRows(t, 'outbox'), await countRows(t, 'order_history')], [orders, outbox, history])
   })
 
