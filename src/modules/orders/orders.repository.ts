@@ -62,6 +62,14 @@ export function setStepUpdate(db: QueryCreator<DB>, p: ParamsOf<SetStepParams>) 
     .where('id', '=', p('id') as number)
 }
 
+/** The UPDATE counting one more order at a step (D-44): on its own, and in step-entry.ts's statement. */
+export function countInUpdate(db: QueryCreator<DB>, p: ParamsOf<{ stepId: number }>) {
+  return db
+    .updateTable('service_steps')
+    .set((eb) => ({ order_count: eb('order_count', '+', 1) }))
+    .where('id', '=', p('stepId') as number)
+}
+
 export function historyInsert(db: QueryCreator<DB>, p: ParamsOf<HistoryParams>) {
   return db.insertInto('order_history').values({
     order_id: p('orderId') as number,
@@ -284,12 +292,7 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
 
     setStep: prepare<SetStepParams, unknown>(db, (db, p) => setStepUpdate(db, p)),
 
-    countIn: prepare<{ stepId: number }, unknown>(db, (db, p) =>
-      db
-        .updateTable('service_steps')
-        .set((eb) => ({ order_count: eb('order_count', '+', 1) }))
-        .where('id', '=', p('stepId'))
-    ),
+    countIn: prepare<{ stepId: number }, unknown>(db, (db, p) => countInUpdate(db, p)),
 
     countOut: prepare<{ stepId: number }, unknown>(db, (db, p) =>
       db

@@ -85,14 +85,14 @@ export class OrdersService {
         })
       }
       if (id === undefined) throw new Error('no free transaction code after five draws')
-      await this.orders.moveCounters(trx, null, service.step.id)
       await this.steps.record(trx, {
         order: { id, publicId, code, customerId: body.customer_id },
         service: { name: service.service_name, stepCount: service.step_count },
         step: service.step,
         type: 'created',
         actor: actorOf(principal),
-        now
+        now,
+        countsIn: true
       })
       return toCreateView(
         { public_id: publicId, code, service_name: service.service_name, pickup_at: pickup, delivery_at: delivery, note, status: 'open' },
