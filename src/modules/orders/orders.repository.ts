@@ -208,6 +208,8 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     ),
 
     // PostgreSQL only: the order row for update and its service in share mode, in one statement.
+    // The order is locked FOR NO KEY UPDATE (its id never changes): writes of one order queue, while
+    // rows that merely reference it (history, outbox, receipt lines) need not wait.
     // Should the order change service while this waits for its lock, the re-check against the old
     // service row drops it and `lock` falls back to the two statements below.
     lockOrderAndService: prepare<{ publicId: string }, { service_id: number }>(db, (db, p) =>
@@ -216,13 +218,13 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
         .innerJoin('services as s', 's.id', 'o.service_id')
         .select('o.service_id')
         .where('o.public_id', '=', p('publicId'))
-        .forUpdate(['o'])
+        .forNoKeyUpdate(['o'])
         .forShare(['s'])
     ),
 
     // PostgreSQL only: the order row for update, so moves and receipt changes of one order queue.
     lockOrderRow: prepare<{ publicId: string }, { service_id: number }>(db, (db, p) =>
-      db.selectFrom('orders').select('service_id').where('public_id', '=', p('publicId')).forUpdate()
+      db.selectFrom('orders').select('service_id').where('public_id', '=', p('publicId')).forNoKeyUpdate()
     ),
 
     // PostgreSQL only: a service in share mode. Step changes take it for update, so step positions
@@ -304,13 +306,16 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     // Both counters of a move in one statement. On PostgreSQL a plain UPDATE of the two rows locks
     // them in whatever order its plan reads them, and concurrent moves locking in opposite orders
     // deadlock (measured: 1 s stalls). There the rows are first locked by a SELECT … ORDER BY id
-    // FOR UPDATE in WITH (its locks are taken after the sort, so in id order), and the UPDATE
-    // changes the rows that SELECT returned.
+    // FOR NO KEY UPDATE in WITH (its locks are taken after the sort, so in id order), and the UPDATE
+    // changes the rows that SELECT returned. NO KEY: the lock an UPDATE of a counter takes anyway.
+    // FOR UPDATE also waits for the key-share locks of foreign-key checks: a service switch points
+    // its order at the new step (such a check) before it moves the counters, and two concurrent
+    // switches each waited for the other's check (a deadlock).
     countMove: prepare<{ from: number; to: number }, unknown>(db, (db, p) => {
       const delta = (eb: ExpressionBuilder<DB, 'service_steps'>) => eb('order_count', '+', eb.case().when('id', '=', p('to')).then(1).else(-1).end())
       if (!locks) return db.updateTable('service_steps').set((eb) => ({ order_count: delta(eb) })).where('id', 'in', [p('from'), p('to')])
       return db
-        .with('locked', (db) => db.selectFrom('service_steps').select('id').where('id', 'in', [p('from'), p('to')]).orderBy('id').forUpdate())
+        .with('locked', (db) => db.selectFrom('service_steps').select('id').where('id', 'in', [p('from'), p('to')]).orderBy('id').forNoKeyUpdate())
         .updateTable('service_steps')
         .set((eb) => ({ order_count: delta(eb) }))
         .where('id', 'in', (eb) => eb.selectFrom('locked').select('locked.id'))

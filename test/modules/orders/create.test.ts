@@ -114,6 +114,39 @@ describeEachDialect('create transaction (D-50)', (t) => {
     problem(await t.post('/v1/transaction/create', body(), { auth: null }), 'unauthenticated')
   })
 
+  it('should write an order in as few statements as each database allows (issue 7)', async () => {
+    const { result, queries } = await t.countQueries(() => t.post('/v1/transaction/create', body()))
+    const created = ok(result)
+    const kinds = queries.filter((q) => !q.includes('"api_keys"')).map((q) => q.split(' ').slice(0, 3).join(' '))
+    if (t.database.dialect.supportsRowLocks) {
+      assert.deepEqual(kinds, [
+        'begin',
+        // The service in share mode and whether the customer exists; then its step 1, under that lock.
+        'select "s"."id" as',
+        'select "id", "position",',
+        'insert into "orders"',
+        // The step's counter, the history entry and the step's messages, one statement.
+        'with "counted" as',
+        'commit'
+      ])
+      assert.match(queries.find((q) => q.startsWith('select "s"."id" as'))!, / for share of "s"$/)
+      assert.match(queries.find((q) => q.startsWith('with "counted" as'))!, /^with "counted" as \(update "service_steps" set .*\), "entry" as \(insert into "order_history" .*\) insert into "outbox" /)
+    } else {
+      assert.deepEqual(kinds, [
+        'begin',
+        // The service joined with its step 1, and whether the customer exists: one statement.
+        'select "s"."id" as',
+        'insert into "orders"',
+        'update "service_steps" set',
+        'insert into "order_history"',
+        'insert into "outbox"',
+        'commit'
+      ])
+    }
+    const view = ok(await t.post(`/v1/transaction/${created.transaction_id}`))
+    assert.equal(view.service.position.position_number, '1')
+  })
+
   it('should answer 404 for an unknown customer or service, changing nothing', async () => {
     const [orders, outbox, history] = [await countRows(t, 'orders'), await countRows(t, 'outbox'), await countRows(t, 'order_history')]
     problem(await t.post('/v1/transaction/create', body({ customer_id: 'cus_nobody' })), 'customer_not_found')

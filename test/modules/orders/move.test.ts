@@ -189,7 +189,7 @@ describeEachDialect('move transaction (D-55)', (t) => {
     )
     if (locks) {
       const counters = queries.find((q) => q.startsWith('with "locked" as'))!
-      assert.match(counters, /^with "locked" as \(select "id" from "service_steps" where "id" in \(\$1, \$2\) order by "id" for update\) update "service_steps" set /)
+      assert.match(counters, /^with "locked" as \(select "id" from "service_steps" where "id" in \(\$1, \$2\) order by "id" for no key update\) update "service_steps" set /)
       const combined = queries.find((q) => q.startsWith('with "entered" as'))!
       assert.match(combined, /^with "entered" as \(update "orders" set .*\), "entry" as \(insert into "order_history" .*\) insert into "outbox" /)
     }

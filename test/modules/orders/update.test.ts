@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { sql } from 'kysely'
 import { before, it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
@@ -81,6 +82,26 @@ describeEachDialect('update transaction (D-53)', (t) => {
       outbox.map((row) => `${row.channel}:${JSON.parse(row.payload).service_name}@${JSON.parse(row.payload).position}`),
       ['email:Dry Cleaning@1', 'text:Dry Cleaning@2', 'trak:Dry Cleaning@2', 'email:Home Cleaning@1', 'text:Home Cleaning@1']
     )
+  })
+
+  it('should switch many orders to another service at once, none failing, counters exact (D-53, D-44)', async () => {
+    // On PostgreSQL each switch points its order at the new step (a foreign-key check: a key-share
+    // lock on that step's row) and then locks both counter rows: FOR UPDATE there deadlocked.
+    await createService(t, 'Switch From', [{ description: 'Here', button_title: 'Go' }])
+    await createService(t, 'Switch To', [{ description: 'There', button_title: 'Go' }])
+    const orders = await Promise.all(Array.from({ length: 12 }, () => createOrder(t, f.owner.id, 'Switch From')))
+    const deadlocks = async () =>
+      t.dialect === 'postgres'
+        ? Number((await sql<{ n: string }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(t.database.db)).rows[0]!.n)
+        : 0
+    const before = await deadlocks()
+    const responses = await Promise.all(orders.map((o) => update({ transaction_id: o.transaction_id, service_name: 'Switch To' })))
+    for (const response of responses) assert.equal(ok(response).service_name, 'Switch To')
+    assert.equal(await deadlocks(), before, 'no transaction was chosen as a deadlock victim')
+    const stats = ok(await t.post('/v1/service/stats'))
+    const countsOf = (name: string) =>
+      stats.service_stats.find((s: { service: Array<Record<string, unknown>> }) => s.service[0]!.service_name === name).service.map((step: Record<string, unknown>) => step.position_count)
+    assert.deepEqual([countsOf('Switch From'), countsOf('Switch To')], [[0], [12]])
   })
 
   it('should check delivery against the stored pickup when only one time is sent', async () => {
