@@ -9,6 +9,14 @@ const POISONING_MESSAGE = 'must not have a "__proto__" key, or a "constructor" k
 export const BODY_LIMIT = 64 * 1024
 
 /**
+ * Arrays and objects may nest this deep in a body. No operation's body nests more than three
+ * levels; code that walks a body recursively (the Idempotency-Key's canonical form) overflowed
+ * the stack at about 3,000 levels, which 6 KB of brackets reach (a 500).
+ */
+export const MAX_BODY_DEPTH = 32
+const DEPTH_MESSAGE = `must not nest arrays and objects more than ${MAX_BODY_DEPTH} levels deep`
+
+/**
  * JSON is the only body type (415 otherwise), parsed with prototype-poisoning protection and kept
  * raw for the one field that needs its digits exactly (cc_number). Operations that take no body
  * ignore whatever body and content type they are sent (D-23).
@@ -29,6 +37,7 @@ export function registerBodyParsers(app: App): void {
       // The parser refuses valid JSON that would poison prototypes with the same error as broken
       // JSON; only on that failure path, tell the two apart and say what is wrong.
       if (error !== null && isJson(text)) return done(invalidField('', POISONING_MESSAGE), undefined)
+      if (error === null && nestsTooDeep(text)) return done(invalidField('', DEPTH_MESSAGE), undefined)
       done(error, value)
     })
   })
@@ -86,6 +95,34 @@ function unreadableBody(request: FastifyRequest): Problem | undefined {
   const charset = CHARSET.exec(headers['content-type'] ?? '')?.[1]
   if (charset !== undefined && !UTF8_NAMES.has(charset.toLowerCase())) return problems.unsupportedCharset(charset)
   return undefined
+}
+
+const OPEN_BRACE = 0x7b
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACE = 0x7d
+const CLOSE_BRACKET = 0x5d
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+/** Whether valid JSON text nests arrays and objects deeper than MAX_BODY_DEPTH (brackets in strings do not count). */
+export function nestsTooDeep(text: string): boolean {
+  if (text.length <= MAX_BODY_DEPTH) return false
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) {
+      inString = true
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > MAX_BODY_DEPTH) return true
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--
+    }
+  }
+  return false
 }
 
 function isJson(text: string): boolean {

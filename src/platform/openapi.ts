@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { completeDocument } from './openapi-complete.js'
 import type { App } from './app-types.js'
+import { MAX_BODY_DEPTH } from './body-parsers.js'
 import { PROBLEM_STATUS } from './problems.js'
 
 const DESCRIPTION = `
@@ -10,7 +11,8 @@ catalogue of multi-step services with priced items, and orders (called transacti
 
 **Conventions.** Every \`/v1\` operation is \`POST\` (any other method: 405 \`method_not_allowed\` with
 \`Allow: POST\`), takes and returns JSON, and answers 200 on success. Operations that take no body ignore any
-body and content type they are sent. Unknown body fields are ignored. Bodies are at most 64 KiB, in
+body and content type they are sent. Unknown body fields are ignored. Bodies are at most 64 KiB, nest arrays
+and objects at most ${MAX_BODY_DEPTH} levels deep (else 400 \`validation_failed\`), and are in
 UTF-8 (a \`charset\` other than \`utf-8\`, or any \`Content-Encoding\` but \`identity\`: 415
 \`unsupported_media_type\`; bytes that are not UTF-8: 400 \`invalid_json\`).
 
@@ -30,7 +32,7 @@ characters): a repeat with the same key, path and body within 24 hours returns t
 changes nothing; the same key with another path or body is 422 \`idempotency_key_reused\`. Keys are per
 credential. Client errors (4xx) are remembered like successes; 429 and 5xx are not, so they may be retried.
 
-**Text.** No text field may hold control characters (U+0000 to U+001F, U+007F), except that free text
+**Text.** No text field may hold control characters (U+0000 to U+001F, U+007F to U+009F), except that free text
 (descriptions, button titles, notes, preferences, e-mail addresses before trimming) may hold tabs and line breaks,
 nor an unpaired UTF-16 surrogate (a JSON escape such as \`"\\ud800"\` alone; a pair such as an emoji is one
 character and fine): a field breaking this is 400 \`validation_failed\` naming it. Lengths are counted in

@@ -4,7 +4,7 @@ import { BODY_LIMIT } from './body-parsers.js'
 import { PROBLEM_STATUS, type ProblemCode } from './problems.js'
 
 /**
- * The text rule (issue 8): no text field holds C0 control characters or DEL, except that free text
+ * The text rule (issue 8): no text field holds C0 or C1 control characters or DEL, except that free text
  * may hold tabs and line breaks (`\t`, `\n`, `\r`). Such characters have no use in any field,
  * break logs and e-mails, and PostgreSQL cannot store NUL at all (it failed the whole request).
  * Nor may text hold an unpaired UTF-16 surrogate (JSON can escape one, `"\\ud800"`): it is no
@@ -14,9 +14,9 @@ import { PROBLEM_STATUS, type ProblemCode } from './problems.js'
  * A field breaking the rule is 400 `validation_failed`; an id or name that looks something up and
  * breaks it names nothing, so it is answered like an unknown one (404, see `Key`).
  */
-export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F\\uD800-\\uDFFF]*$'
+export const TEXT_PATTERN = '^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]*$'
 /** One line of text: no control characters at all (nor unpaired surrogates). */
-export const LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*$'
+export const LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]*$'
 
 /**
  * The schema bound of text whose limit its service checks after trimming (names, e-mail addresses,

@@ -32,7 +32,7 @@ describeEachDialect('the text rule: no control characters in any text field (iss
     fx = await new Fixtures(t).setUp()
   })
 
-  it('should refuse NUL, ESC and DEL in every string field of every /v1 body and path, per the OpenAPI document', async () => {
+  it('should refuse NUL, ESC, DEL and C1 controls in every string field of every /v1 body and path, per the OpenAPI document', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, Schema>> }
     let checked = 0
     for (const [path, methods] of Object.entries(document.paths)) {
@@ -45,11 +45,15 @@ describeEachDialect('the text rule: no control characters in any text field (iss
       for (const { at, schema } of fields) {
         // A position in a path is read as a number (anything else is 404 step_not_found, D-43): no text reaches the database.
         if (at.endsWith('path position_number')) continue
-        for (const control of ['\u0000', '\u001b', '\u007f', 'a\u0000b', '\ud800', 'a\udfffb', '\ude00\ud83d']) {
+        for (const control of ['\u0000', '\u001b', '\u007f', 'a\u0000b', '\u0080', 'a\u0085b', '\u009f', '\ud800', 'a\udfffb', '\ude00\ud83d']) {
           assert.equal(accepts(schema, control), false, `${at} accepts ${JSON.stringify(control)}`)
         }
         // A paired surrogate is one character (U+1F600) and passes wherever text does.
-        if (schema.pattern === TEXT_PATTERN || schema.pattern === LINE_PATTERN) assert.equal(accepts(schema, 'a\ud83d\ude00'), true, `${at} refuses an emoji`)
+        if (schema.pattern === TEXT_PATTERN || schema.pattern === LINE_PATTERN) {
+          assert.equal(accepts(schema, 'a\ud83d\ude00'), true, `${at} refuses an emoji`)
+          // The first printable characters after the C1 block: a no-break space and accented letters.
+          assert.equal(accepts(schema, '\u00a0\u00e9\u00ff'), true, `${at} refuses Latin-1 letters`)
+        }
         checked++
       }
     }
@@ -58,7 +62,7 @@ describeEachDialect('the text rule: no control characters in any text field (iss
 
   it('should write the rule into the OpenAPI description', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { info: { description: string } }
-    assert.match(document.info.description, /\*\*Text\.\*\* No text field may hold control characters/)
+    assert.match(document.info.description, /\*\*Text\.\*\* No text field may hold control characters \(U\+0000 to U\+001F, U\+007F to U\+009F\)/)
   })
 
   it('should answer 400 validation_failed naming each text field holding a control character, and store nothing', async () => {
@@ -70,14 +74,18 @@ describeEachDialect('the text rule: no control characters in any text field (iss
       ['/v1/item/create', { service_name: fx.service, title: 'Shirt\u0007', price: 100 }, '/title'],
       ['/v1/transaction/create', { customer_id: fx.me.id, service_name: fx.service, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900, notes: 'a\u0000' }, '/notes'],
       ['/v1/customer/create', { email: 'new.nul@example.com', zip: '10001', password: 'pass\u0000word' }, '/password'],
-      ['/v1/customer/signin', { email: fx.me.email, password: '\u0000' }, '/password']
+      ['/v1/customer/signin', { email: fx.me.email, password: '\u0000' }, '/password'],
+      // C1 controls (U+0080 to U+009F), e.g. NEL and CSI: Latin-1 control bytes read as UTF-8 text.
+      ['/v1/service/create', { service_name: 'Next\u0085Line', description: 'x' }, '/service_name'],
+      ['/v1/service/create', { service_name: name, description: 'Picked\u009bup' }, '/description'],
+      ['/v1/customer/update', { customer: { customer_id: fx.me.id, customer_name: 'a\u0085b' } }, '/customer/customer_name']
     ] as const) {
       problem(await t.post(path, body), 'validation_failed', [field])
     }
     // An inner control character in a name is refused even where the schema lets line breaks through (trimmed names).
     problem(await t.post('/v1/service/create', { service_name: 'Two\nLines', description: 'x' }), 'validation_failed', ['/service_name'])
     const services = await t.database.db.selectFrom('services').select('name').execute()
-    assert.ok(services.every((row) => !/[\u0000-\u001f\u007f]/.test(row.name)))
+    assert.ok(services.every((row) => !/[\u0000-\u001f\u007f-\u009f]/.test(row.name)))
   })
 
   it('should answer 400 for an unpaired surrogate in any text field, storing nothing, and keep paired ones', async () => {

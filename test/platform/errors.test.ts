@@ -66,6 +66,22 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
     ok(await t.post('/v1/service/create', undefined, { raw: '{"service_name":"Plain","description":"x","constructor":1}', contentType: 'application/json' }))
   })
 
+  it('should answer 400 validation_failed for a body nesting deeper than 32 levels, with or without an Idempotency-Key, changing nothing', async () => {
+    const message = 'must not nest arrays and objects more than 32 levels deep'
+    const deep = (levels: number, open: string, close: string, inner = '') => `{"service_name":"Deep","description":"x","extra":${open.repeat(levels)}${inner}${close.repeat(levels)}}`
+    // The body object is one level: 31 more arrays make 32, one more is too deep.
+    for (const raw of [deep(32, '[', ']'), deep(3000, '[', ']'), deep(3000, '{"a":', '}', '1'), `${'['.repeat(40)}${']'.repeat(40)}`]) {
+      for (const headers of [{}, { 'idempotency-key': `deep-${raw.length}` }]) {
+        const response = await t.post('/v1/service/create', undefined, { raw, contentType: 'application/json', headers })
+        exactly(response, 'validation_failed', `The request is invalid: body ${message}.`, [{ field: '', message }])
+      }
+    }
+    problem(await t.post('/v1/service/Deep/1'), 'service_not_found')
+    // Brackets inside strings are text, and 32 levels are fine.
+    const fine = `{"service_name":"Deep","description":"${'[{'.repeat(100)}","extra":${'['.repeat(31)}${']'.repeat(31)}}`
+    ok(await t.post('/v1/service/create', undefined, { raw: fine, contentType: 'application/json', headers: { 'idempotency-key': 'deep-fine' } }))
+  })
+
   // validation_failed
 
   it('should answer 400 validation_failed naming a missing field', async () => {

@@ -15,7 +15,7 @@ import { toCustomerCreateView, toCustomerView } from './customers.views.js'
 import { cardNumberDigits } from './raw-number.js'
 
 // Ids never hold control characters, and PostgreSQL cannot even compare text holding NUL.
-const ID_FORM = /^[^\u0000-\u001F\u007F]+$/
+const ID_FORM = /^[^\u0000-\u001F\u007F-\u009F]+$/
 
 /**
  * D-11: a customer sees only their own record; any other id reads as one that does not exist,
