@@ -71,7 +71,7 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
     const deep = (levels: number, open: string, close: string, inner = '') => `{"service_name":"Deep","description":"x","extra":${open.repeat(levels)}${inner}${close.repeat(levels)}}`
     // The body object is one level: 31 more arrays make 32, one more is too deep.
     for (const raw of [deep(32, '[', ']'), deep(3000, '[', ']'), deep(3000, '{"a":', '}', '1'), `${'['.repeat(40)}${']'.repeat(40)}`]) {
-      for (const headers of [{}, { 'idempotency-key': `deep-${raw.length}` }]) {
+      for (const headers of [{}, { 'idempotency-key': `deep-${raw.length}` }] as Array<Record<string, string>>) {
         const response = await t.post('/v1/service/create', undefined, { raw, contentType: 'application/json', headers })
         exactly(response, 'validation_failed', `The request is invalid: body ${message}.`, [{ field: '', message }])
       }

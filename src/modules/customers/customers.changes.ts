@@ -1,4 +1,4 @@
-import { isValidEmail, normalizeEmail } from '../../common/email.js'
+import { EMAIL_MESSAGE, isValidEmail, normalizeEmail } from '../../common/email.js'
 import { problems, type FieldError } from '../../platform/problems.js'
 import { cleanText, nameKey, nameProblem, phoneDigits, splitName } from './customers.fields.js'
 import type { CustomerUpdate } from './customers.repository.js'
@@ -27,7 +27,7 @@ export function planChanges(input: CustomerChanges): CustomerUpdate {
   if (input.email !== undefined) {
     const email = normalizeEmail(input.email)
     if (isValidEmail(email)) changes.email = email
-    else errors.push({ field: '/customer/email', message: 'must be an e-mail address of at most 254 characters' })
+    else errors.push({ field: '/customer/email', message: EMAIL_MESSAGE })
   }
 
   if (input.phone !== undefined) {

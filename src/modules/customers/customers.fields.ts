@@ -1,4 +1,4 @@
-import { isValidEmail, normalizeEmail } from '../../common/email.js'
+import { EMAIL_MESSAGE, isValidEmail, normalizeEmail } from '../../common/email.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { placeOfZip, type Place } from './zip-codes.js'
 
@@ -8,7 +8,7 @@ export const NAME_MAX = 100
 /** An e-mail address trimmed and lower-cased, or a 400 naming `field` (D-31). */
 export function emailOf(raw: string, field: string): string {
   const email = normalizeEmail(raw)
-  if (!isValidEmail(email)) throw invalidField(field, 'must be an e-mail address of at most 254 characters')
+  if (!isValidEmail(email)) throw invalidField(field, EMAIL_MESSAGE)
   return email
 }
 

@@ -9,7 +9,7 @@ export const SingleLine = Line
  * An e-mail address as sent; trimmed, lower-cased and checked by the service (D-31). Tabs and line
  * breaks around it are trimmed like spaces, so the schema lets them through (free text).
  */
-export function Email(description = 'Trimmed and lower-cased; at most 254 characters, local part at most 64 (D-31).') {
+export function Email(description = 'Trimmed and lower-cased; ASCII, at most 254 characters, local part at most 64, its dots each between two other characters (RFC 5321 dot-string), domain host names with at least one dot (D-31).') {
   // The 254 apply to the trimmed address (checked by the service).
   return Text(UNTRIMMED_TEXT_BOUND, { description })
 }

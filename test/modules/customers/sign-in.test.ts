@@ -74,7 +74,7 @@ describeEachDialect(
 
     it('should answer 400 for an e-mail that is not an address, and for missing or mistyped fields', async () => {
       const body = problem(await signIn({ email: 'not-an-address', password: 'x' }), 'validation_failed', ['/email'])
-      assert.deepEqual(body.errors, [{ field: '/email', message: 'must be an e-mail address of at most 254 characters' }])
+      assert.deepEqual(body.errors, [{ field: '/email', message: 'must be an e-mail address like name@example.com, in ASCII, of at most 254 characters' }])
       problem(await signIn({ password: 'x' }), 'validation_failed', ['/email'])
       problem(await signIn({ email: customer.email }), 'validation_failed', ['/password'])
       problem(await signIn({ email: customer.email, password: '' }), 'validation_failed', ['/password'])
