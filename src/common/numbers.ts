@@ -4,7 +4,8 @@
  */
 export function wholeNumber(value: number | string): number | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : undefined
-  if (!/^[0-9]{1,16}$/.test(value)) return undefined
+  // Up to 20 digits, as the schemas allow: leading zeros may make a small number long.
+  if (!/^[0-9]{1,20}$/.test(value)) return undefined
   const parsed = Number(value)
   return Number.isSafeInteger(parsed) ? parsed : undefined
 }

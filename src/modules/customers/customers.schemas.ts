@@ -60,7 +60,7 @@ const CreditCard = Type.Object(
     cc_number: Type.Optional(
       CardDigits('12 to 19 digits passing the Luhn check, as a number or as digit text (spaces or hyphens between groups allowed).')
     ),
-    cc_expiration: Type.Optional(CardText(20, '`MM/YYYY`, not in the past.')),
+    cc_expiration: Type.Optional(CardText(20, '`MM/YYYY`, not in the past and at most 20 years ahead (`invalid_card` otherwise).')),
     cc_cvv: Type.Optional(CardDigits('3 or 4 digits; as a number it cannot start with 0 (send such codes as text). Never stored.')),
     cc_zip: Type.Optional(CardText(20, 'Billing zip code, five digits.'))
   },

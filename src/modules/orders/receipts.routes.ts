@@ -13,7 +13,7 @@ export function receiptRoutes(app: App, receipts: ReceiptsService): void {
         id: 'addToReceipt',
         summary: 'Add to receipt',
         description:
-          "Puts an item of the transaction's service on its receipt; adding it again raises its quantity (optional `quantity` 1 to 999 adds that many). The unit price is copied when first added (D-54). Answers with the full view.",
+          "Puts an item of the transaction's service on its receipt; adding it again raises its quantity (optional `quantity` 1 to 999 adds that many), up to 99,999 on one line (beyond: 400 `validation_failed` on `/quantity`, nothing added). The unit price is copied when first added (D-54). Answers with the full view.",
         tags: ['transactions'],
         body: AddToReceiptBody,
         response: TransactionView,

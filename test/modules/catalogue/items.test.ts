@@ -39,6 +39,15 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
     assert.equal(ok(await t.post('/v1/item/create', { service_name: 'Dry Cleaning', title: 'Gown', price: '10000000' })).price, '10000000')
   })
 
+  it('should read digit text of up to 20 digits by its value, leading zeros and all (D-45)', async () => {
+    ok(await t.post('/v1/service/create', { service_name: 'Padding', description: 'x' }))
+    assert.equal(ok(await t.post('/v1/item/create', { service_name: 'Padding', title: 'Padded', price: '00000000000000000001' })).price, '1')
+    assert.equal(ok(await t.post('/v1/item/create', { service_name: 'Padding', title: 'Padded Gown', price: '00000000000010000000' })).price, '10000000')
+    for (const price of ['000000000000000000001', '00000000000010000001', '99999999999999999999']) {
+      problem(await t.post('/v1/item/create', { service_name: 'Padding', title: 'Too Long', price }), 'validation_failed', ['/price'])
+    }
+  })
+
   it('should answer 400 naming /price for prices out of range or not whole, changing nothing', async () => {
     const before = ok(await t.post('/v1/service/Dry%20Cleaning'))
     for (const price of [-1, '-1', 10_000_001, '10000001', 1.5, '1.5', '12a', '', ' 12', '1e3', null, true, '99999999999999999999']) {

@@ -101,6 +101,8 @@ describeEachDialect('list transactions (D-57)', (t) => {
     problem(await t.post('/v1/transaction/list', { limit: 0 }), 'validation_failed', ['/limit'])
     problem(await t.post('/v1/transaction/list', { limit: 101 }), 'validation_failed', ['/limit'])
     problem(await t.post('/v1/transaction/list', { limit: '500' }), 'validation_failed', ['/limit'])
+    // Digit text is read by its value, up to 20 digits.
+    assert.equal(ok(await t.post('/v1/transaction/list', { limit: '00000000000000001' })).transactions.length, 1)
     problem(await t.post('/v1/transaction/list', { cursor: 'bogus' }), 'validation_failed', ['/cursor'])
     problem(await t.post('/v1/transaction/list', { status: 'pending' }), 'validation_failed', ['/status'])
     problem(await t.post('/v1/transaction/list', { position_number: -1 }), 'validation_failed', ['/position_number'])
