@@ -41,6 +41,7 @@ export const UpdateTransactionBody = Type.Object({
   pickup_timestamp: Type.Optional(Timestamp('Unix time in whole seconds.')),
   delivery_timestamp: Type.Optional(Timestamp('Unix time in whole seconds; not before pickup.')),
   note: Type.Optional(Note),
+  notes: Type.Optional(Text(1000, { description: 'Accepted as another name for `note`, the name create takes (400 if both are sent and differ).' })),
   status: Type.Optional(Status)
 })
 export type UpdateTransactionBody = Static<typeof UpdateTransactionBody>

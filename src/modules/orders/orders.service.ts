@@ -26,12 +26,12 @@ import { toCreateView, toHistoryView, toTransactionView, toUpdateView } from './
 
 type View = Static<typeof TransactionView>
 
-/** D-50 create may be sent `notes` (spec) or `note`; both must agree. */
-function noteOf(body: CreateTransactionBody): string {
+/** Create is sent `notes` (spec) and update `note`; each takes the other name too, and both must agree. */
+function noteOf(body: { notes?: string; note?: string }): string | undefined {
   if (body.notes !== undefined && body.note !== undefined && body.notes !== body.note) {
     throw invalidField('/note', 'must equal notes when both are sent')
   }
-  return body.notes ?? body.note ?? ''
+  return body.notes ?? body.note
 }
 
 /** Orders (the wire's transactions): create, read, update, move, history (D-50 to D-56). */
@@ -59,7 +59,7 @@ export class OrdersService {
     const pickup = timestampOf(body.pickup_timestamp, '/pickup_timestamp')
     const delivery = timestampOf(body.delivery_timestamp, '/delivery_timestamp')
     checkDeliveryAfterPickup(pickup, delivery)
-    const note = noteOf(body)
+    const note = noteOf(body) ?? ''
     const serviceKey = serviceKeyOf(body.service_name)
     return this.writes.run(caller, async (trx) => {
       const service = await this.orders.createStart(trx, serviceKey, body.customer_id)
@@ -118,6 +118,7 @@ export class OrdersService {
     const pickup = body.pickup_timestamp === undefined ? undefined : timestampOf(body.pickup_timestamp, '/pickup_timestamp')
     const delivery = body.delivery_timestamp === undefined ? undefined : timestampOf(body.delivery_timestamp, '/delivery_timestamp')
     const serviceKey = body.service_name === undefined ? undefined : serviceKeyOf(body.service_name)
+    const note = noteOf(body)
     return this.writes.run(caller, async (trx) => {
       const order = await this.orders.lock(trx, body.transaction_id)
       if (order === undefined) throw problems.transactionNotFound()
@@ -135,12 +136,12 @@ export class OrdersService {
       const changed: string[] = []
       if (pickup !== undefined && pickup !== order.pickup_at) changed.push('pickup_timestamp')
       if (delivery !== undefined && delivery !== order.delivery_at) changed.push('delivery_timestamp')
-      if (body.note !== undefined && body.note !== order.note) changed.push('note')
+      if (note !== undefined && note !== order.note) changed.push('note')
       const status = body.status ?? order.status
       if (changed.length > 0 || status !== order.status) {
         await trx
           .updateTable('orders')
-          .set({ ...next, note: body.note ?? order.note, status, updated_at: now })
+          .set({ ...next, note: note ?? order.note, status, updated_at: now })
           .where('id', '=', order.id)
           .execute()
       }
@@ -158,7 +159,7 @@ export class OrdersService {
         })
       }
       return toUpdateView(
-        { public_id: order.public_id, code: order.code, service_name: at.serviceName, ...next, note: body.note ?? order.note, status },
+        { public_id: order.public_id, code: order.code, service_name: at.serviceName, ...next, note: note ?? order.note, status },
         this.time
       )
     })

@@ -41,6 +41,18 @@ describeEachDialect('update transaction (D-53)', (t) => {
     assert.equal(ok(await update({ transaction_id: o.transaction_id, note: '' })).note, '')
   })
 
+  it('should take notes as another name for note, as create takes both, refusing the two when they differ', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning', { notes: 'first' })
+    assert.equal(ok(await update({ transaction_id: o.transaction_id, notes: 'by notes' })).note, 'by notes')
+    assert.equal(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).note, 'by notes')
+    assert.equal(ok(await update({ transaction_id: o.transaction_id, notes: 'same', note: 'same' }, f.owner.auth)).note, 'same')
+    const body = problem(await update({ transaction_id: o.transaction_id, notes: 'one', note: 'two' }), 'validation_failed', ['/note'])
+    assert.deepEqual(body.errors, [{ field: '/note', message: 'must equal notes when both are sent' }])
+    problem(await update({ transaction_id: o.transaction_id, notes: 'x'.repeat(1001) }), 'validation_failed', ['/notes'])
+    problem(await update({ transaction_id: o.transaction_id, notes: 42 }), 'validation_failed', ['/notes'])
+    assert.equal(ok(await t.post(`/v1/transaction/${o.transaction_id}`)).note, 'same')
+  })
+
   it('should close and reopen, recording closed and reopened in the history', async () => {
     const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
     assert.equal(ok(await update({ transaction_id: o.transaction_id, status: 'closed' })).status, 'closed')
