@@ -46,7 +46,14 @@ export function planChanges(input: CustomerChanges): CustomerUpdate {
 
   let unknownZip = false
   if (input.address !== undefined) {
-    const { street, apartment, zip } = input.address
+    const { street, apartment } = input.address
+    // The update takes `zip` (spec); the read shape calls it `zipcode`, so a client sending back
+    // what it read is understood too. Sent together they must agree.
+    let zip = input.address.zip ?? input.address.zipcode
+    if (input.address.zip !== undefined && input.address.zipcode !== undefined && input.address.zip !== input.address.zipcode) {
+      errors.push({ field: '/customer/address/zipcode', message: 'must equal zip when both are sent' })
+      zip = undefined
+    }
     if (street !== undefined) changes.street = cleanText(street)
     if (apartment !== undefined) changes.apartment = cleanText(apartment)
     if (zip === '') Object.assign(changes, { zip: '', city: '', state: '' })
@@ -59,6 +66,6 @@ export function planChanges(input: CustomerChanges): CustomerUpdate {
   }
 
   if (errors.length > 0) throw problems.validation(errors)
-  if (unknownZip) throw problems.unknownZip('/customer/address/zip')
+  if (unknownZip) throw problems.unknownZip(input.address?.zip === undefined ? '/customer/address/zipcode' : '/customer/address/zip')
   return changes
 }

@@ -93,6 +93,13 @@ const CustomerChanges = Type.Object({
           'x-error': 'must be five digits or ZIP+4 (12345-6789)',
           description: 'Five digits or ZIP+4: re-derives `city` and `state` (D-32); empty clears zip, city and state.'
         })
+      ),
+      zipcode: Type.Optional(
+        Type.String({
+          pattern: `^$|${ZIP_PATTERN}`,
+          'x-error': 'must be five digits or ZIP+4 (12345-6789)',
+          description: 'Accepted as `zip`, the name the read shape gives it; when both are sent they must be equal.'
+        })
       )
     })
   ),

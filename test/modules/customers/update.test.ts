@@ -139,6 +139,20 @@ describeEachDialect('update customer (D-32)', (t) => {
     assert.deepEqual(await getCustomer(t, id), moved)
   })
 
+  it('should take zipcode, the read shape\'s name, as another name for zip, refusing the two when they differ', async () => {
+    const { id, view } = await fullCustomer()
+    // What a client read, sent back with one change, is understood whole.
+    const moved = await updateCustomer(t, { customer_id: id, address: { ...view.address, zipcode: '10001' } })
+    assert.deepEqual(moved.address, { ...view.address, city: 'New York', state: 'NY', zipcode: '10001' })
+    assert.equal((await updateCustomer(t, { customer_id: id, address: { zip: '90210', zipcode: '90210' } })).address.zipcode, '90210')
+    const both = problem(await update({ customer_id: id, address: { zip: '90210', zipcode: '10001' } }), 'validation_failed', ['/customer/address/zipcode'])
+    assert.deepEqual(both.errors, [{ field: '/customer/address/zipcode', message: 'must equal zip when both are sent' }])
+    problem(await update({ customer_id: id, address: { zipcode: '00000' } }), 'unknown_zip', ['/customer/address/zipcode'])
+    for (const zipcode of ['123', 90210, null]) problem(await update({ customer_id: id, address: { zipcode } }), 'validation_failed', ['/customer/address/zipcode'])
+    const cleared = await updateCustomer(t, { customer_id: id, address: { zipcode: '' } })
+    assert.deepEqual([cleared.address.zipcode, cleared.address.city, cleared.address.state], ['', '', ''])
+  })
+
   it('should answer 400 for names, streets and apartments too long or with control characters', async () => {
     const { id, view } = await fullCustomer()
     // D-70 "names 100": the full name the wire carries, not each of its parts.
