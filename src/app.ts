@@ -131,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         useDefaults: true,
         verbose: true,
         allowUnionTypes: true,
-        keywords: ['x-error', 'x-callers', 'x-absent']
+        keywords: ['x-error', 'x-callers', 'x-absent', 'x-doc-enum', 'x-doc-required']
       }
     },
     frameworkErrors: (error, request, reply) => {

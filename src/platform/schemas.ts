@@ -27,6 +27,8 @@ export const UNTRIMMED_TEXT_BOUND = BODY_LIMIT
 interface TextOptions {
   minLength?: number
   description?: string
+  /** A rule the service checks itself, written into the published document only (openapi-complete.ts). */
+  'x-doc-enum'?: readonly string[]
 }
 
 /** Free text up to `maxLength` characters (D-70 limits); tabs and line breaks allowed, no other control characters. */
@@ -185,7 +187,10 @@ export function operation<B extends TSchema | undefined = undefined, P extends T
   spec: OperationSpec<B, P, R>
 ): OperationSchema<B, P, R> {
   const codes: ProblemCode[] = [...spec.problems, ...COMMON_PROBLEMS]
-  if (spec.body !== undefined || spec.idempotent === true) codes.push(...BODY_PROBLEMS)
+  // An operation without a body ignores whatever body it is sent (D-23): no body can fail it.
+  if (spec.body !== undefined) codes.push(...BODY_PROBLEMS)
+  // A path whose percent-encoding cannot be decoded (`%ZZ`) reaches no route at all.
+  if (spec.params !== undefined) codes.push('route_not_found')
   if (spec.idempotent === true) codes.push('idempotency_key_reused')
   const schema: FastifySchema & Record<string, unknown> = {
     operationId: spec.id,

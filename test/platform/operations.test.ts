@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
 import { describeEachDialect, type TestApp } from '../helpers/app.js'
-import { ok } from '../helpers/assertions.js'
+import { ok, problem } from '../helpers/assertions.js'
 import { PROBLEM_STATUS, type ProblemCode } from '../../src/platform/problems.js'
 
 /** GET without credentials. */
@@ -141,7 +141,8 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     assert.deepEqual(problemCodes(document.paths['/v1/service/{service_name}/{position_number}']!.post!), {
       400: ['validation_failed'],
       401: ['unauthenticated'],
-      404: ['service_not_found', 'step_not_found'],
+      // A segment whose percent-encoding cannot be decoded (%ZZ) reaches no route.
+      404: ['route_not_found', 'service_not_found', 'step_not_found'],
       408: ['request_timeout'],
       429: ['rate_limited'],
       431: ['headers_too_large'],
@@ -150,7 +151,22 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     })
   })
 
-  it('should declare the response headers: X-Request-Id everywhere, the challenge on 401, Accept-Encoding on 415, Retry-After on 429 and 503', () => {
+  it('should list route_not_found where a path has parameters, and body errors only where there is a body (D-23)', async () => {
+    for (const [path, operations] of Object.entries(document.paths)) {
+      if (!path.startsWith('/v1/')) continue
+      const operation = operations.post as { requestBody?: unknown } | undefined
+      if (operation === undefined) continue
+      const codes = Object.values(problemCodes(operation)).flat()
+      assert.equal(codes.includes('route_not_found'), path.includes('{'), `${path} route_not_found`)
+      for (const code of ['invalid_json', 'payload_too_large', 'unsupported_media_type']) {
+        assert.equal(codes.includes(code), operation.requestBody !== undefined, `${path} ${code}`)
+      }
+    }
+    problem(await t.post('/v1/service/%ZZ/1'), 'route_not_found')
+    problem(await t.post('/v1/transaction/%ZZ/history'), 'route_not_found')
+  })
+
+  it('should declare the response headers: X-Request-Id and nosniff everywhere, no-store on /v1 and POST, the challenge on 401, Accept-Encoding on 415, Retry-After on 429 and 503', () => {
     let responses = 0
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -158,6 +174,8 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
           const names = Object.keys(response.headers ?? {})
           const expected = [
             'X-Request-Id',
+            'X-Content-Type-Options',
+            ...(method === 'post' || path.startsWith('/v1/') ? ['Cache-Control'] : []),
             ...(status === '401' ? ['WWW-Authenticate'] : []),
             ...(status === '415' ? ['Accept-Encoding'] : []),
             ...(status === '429' || status === '503' ? ['Retry-After'] : [])

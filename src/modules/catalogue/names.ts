@@ -38,7 +38,7 @@ export function serviceNameProblem(name: string): string | undefined {
   if (RESERVED.has(name.toLowerCase())) return 'must not be create, add, remove or stats'
   // `/v1/service/../1` is `/v1/service/1` to every client that resolves dot segments (RFC 3986
   // §5.2.4): a service so named could not be reached by its path.
-  if (name === '.' || name === '..') return 'must not be . or ..'
+  if (name === '.' || name === '..') return 'must not be "." or ".."'
   return undefined
 }
 

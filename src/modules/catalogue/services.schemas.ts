@@ -15,7 +15,9 @@ export const ServiceKey = (description = 'The name of the service, trimmed and m
 const Description = Text(500)
 const ButtonTitle = Text(500, { description: 'Label of the action offered at the step.' })
 
-const EventEntry = Type.Union([Line(20), Type.Object({ event: Line(20) }, { required: ['event'] })], {
+// The service checks the name (D-41, a message naming the entry); the document lists the names.
+const EventName = Line(20, { 'x-doc-enum': [...EVENT_NAMES] })
+const EventEntry = Type.Union([EventName, Type.Object({ event: EventName }, { required: ['event'] })], {
   description: `One of ${EVENT_NAMES.map((e) => `\`${e}\``).join(', ')}, as a string or as \`{"event": …}\`.`
 })
 const Events = Type.Array(EventEntry, { maxItems: 10, description: 'Events emitted when a transaction enters the step (D-41, D-60).' })
@@ -92,7 +94,8 @@ const StatsEntry = Type.Object(
     position_count: Type.Optional(Type.Integer({ description: 'Transactions of the service at this step, whatever their status (D-44).' })),
     total_orders: Type.Optional(Type.Integer({ description: 'First entry only: transactions of the service.' }))
   },
-  { description: 'The first entry of a service has 7 fields, every later one 4.' }
+  // The published document says which four every entry has (openapi-complete.ts).
+  { description: 'The first entry of a service has 7 fields, every later one 4.', 'x-doc-required': ['shade', 'position_number', 'description', 'position_count'] }
 )
 
 export const StatsResponse = Type.Object({

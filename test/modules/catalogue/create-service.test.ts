@@ -99,7 +99,7 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
     const before = await readStats(t)
     for (const name of ['.', '..', '  ..  ']) {
       const body = problem(await t.post('/v1/service/create', { service_name: name, description: 'x' }), 'validation_failed', ['/service_name'])
-      assert.deepEqual(body.errors, [{ field: '/service_name', message: 'must not be . or ..' }])
+      assert.deepEqual(body.errors, [{ field: '/service_name', message: 'must not be "." or ".."' }])
     }
     assert.deepEqual(await readStats(t), before)
     // Dots inside a name are fine.
