@@ -154,7 +154,7 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
   it('should list route_not_found where a path has parameters, and body errors only where there is a body (D-23)', async () => {
     for (const [path, operations] of Object.entries(document.paths)) {
       if (!path.startsWith('/v1/')) continue
-      const operation = operations.post as { requestBody?: unknown } | undefined
+      const operation = operations.post as (Operation & { requestBody?: unknown }) | undefined
       if (operation === undefined) continue
       const codes = Object.values(problemCodes(operation)).flat()
       assert.equal(codes.includes('route_not_found'), path.includes('{'), `${path} route_not_found`)
