@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import { prepare } from '../../db/prepared.js'
 import type { QueryRunner } from '../../db/query-runner.js'
 import type { DB } from '../../db/schema.js'
+import type { StatsCounterRow } from './services.repository.js'
 
 interface StepText {
   serviceName: string
@@ -9,35 +10,45 @@ interface StepText {
   description: string
 }
 
+/** A step's counter row with its texts: what statistics show of it. */
+export type StatsRow = StatsCounterRow & StepText
+
 /**
  * The texts of every step (its service's name and image title, its description), kept in memory by
  * step id. They never change once written (no operation edits them; a new step gets a new id), so
- * statistics read only integer counters per request and take texts from here, loading them again
- * only when a step id appears that this process has not seen (created here or in another process).
+ * statistics read only integer counters per request and take texts from here. When a step id
+ * appears that this process has not seen (created here or in another process), counters and texts
+ * are read again together, in one statement: read apart, a step removed between the two reads had
+ * a counter and no text (a 500).
  */
 export class CatalogueTexts {
   private texts = new Map<number, StepText>()
   private readonly all
 
   constructor(db: Kysely<DB>) {
-    this.all = prepare<Record<string, never>, { id: number; service_name: string; image_title: string; description: string }>(db, (db) =>
+    this.all = prepare<Record<string, never>, { step_id: number; service_id: number; position: number; order_count: number; service_name: string; image_title: string; description: string }>(db, (db) =>
       db
         .selectFrom('service_steps as st')
         .innerJoin('services as s', 's.id', 'st.service_id')
-        .select(['st.id', 's.name as service_name', 's.image_title', 'st.description'])
+        .select(['st.id as step_id', 'st.service_id', 'st.position', 'st.order_count', 's.name as service_name', 's.image_title', 'st.description'])
+        .orderBy('st.service_id')
+        .orderBy('st.position')
     )
   }
 
-  /** The texts of these steps, reloading once when any is unknown. */
-  async of(runner: QueryRunner, stepIds: readonly number[]): Promise<ReadonlyMap<number, StepText>> {
-    if (stepIds.some((id) => !this.texts.has(id))) {
-      const fresh = new Map<number, StepText>()
-      for (const row of await this.all.rows(runner, {})) {
-        fresh.set(row.id, { serviceName: row.service_name, imageTitle: row.image_title, description: row.description })
-      }
-      // Replacing the map also forgets removed steps, so it never grows past the catalogue.
-      this.texts = fresh
+  /** The statistics rows of these counters with their texts, or the rows read again with them when a text is unknown. */
+  async withTexts(runner: QueryRunner, counters: readonly StatsCounterRow[]): Promise<StatsRow[]> {
+    const texts = this.texts
+    if (counters.every((row) => texts.has(row.step_id))) return counters.map((row) => ({ ...row, ...texts.get(row.step_id)! }))
+    const fresh = new Map<number, StepText>()
+    const rows: StatsRow[] = []
+    for (const row of await this.all.rows(runner, {})) {
+      const text = { serviceName: row.service_name, imageTitle: row.image_title, description: row.description }
+      fresh.set(row.step_id, text)
+      rows.push({ step_id: row.step_id, service_id: row.service_id, position: row.position, order_count: row.order_count, ...text })
     }
-    return this.texts
+    // Replacing the map also forgets removed steps, so it never grows past the catalogue.
+    this.texts = fresh
+    return rows
   }
 }

@@ -140,19 +140,16 @@ export class ServicesService {
 
   private async readStats(): Promise<Static<typeof StatsResponse>> {
     const counters = await this.repo.counters(this.database.reader)
-    const texts = await this.texts.of(this.database.reader, counters.map((row) => row.step_id))
+    const rows = await this.texts.withTexts(this.database.reader, counters)
     return toStatsView(
-      counters.map((row) => {
-        const text = texts.get(row.step_id)!
-        return {
-          service_id: row.service_id,
-          service_name: text.serviceName,
-          image_title: text.imageTitle,
-          position: row.position,
-          description: text.description,
-          order_count: row.order_count
-        }
-      })
+      rows.map((row) => ({
+        service_id: row.service_id,
+        service_name: row.serviceName,
+        image_title: row.imageTitle,
+        position: row.position,
+        description: row.description,
+        order_count: row.order_count
+      }))
     )
   }
 }

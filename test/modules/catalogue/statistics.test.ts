@@ -5,6 +5,7 @@ import { describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
 import { openDatabase } from '../../../src/db/database.js'
+import { CatalogueTexts } from '../../../src/modules/catalogue/catalogue-texts.js'
 
 type Entry = Record<string, unknown>
 
@@ -245,5 +246,24 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
     } finally {
       await other.close()
     }
+  })
+
+  it('should not fail when a step it counted is removed before its texts are read (D-44)', async () => {
+    await createService(t, 'Vanishing', [{ description: 'Stays' }, { description: 'Goes' }])
+    ok(await t.post('/v1/service/stats'))
+    // The counters as read just before the second step is removed: one step id the texts no longer have.
+    const counters = await t.database.reader.rows<{ step_id: number; service_id: number; position: number; order_count: number }>(
+      'select id as step_id, service_id, position, order_count from service_steps order by service_id, position',
+      []
+    )
+    ok(await t.post('/v1/service/remove', { service_name: 'Vanishing', position_number: 2 }))
+    const rows = await new CatalogueTexts(t.database.db).withTexts(t.database.reader, counters)
+    // Read again, counters and texts in one statement: the removed step is in neither.
+    const vanishing = rows.filter((row) => row.serviceName === 'Vanishing')
+    assert.deepEqual(vanishing.map((row) => [row.position, row.description]), [[1, 'Stays']])
+    assert.equal(rows.length, counters.length - 1)
+    const body = ok(await t.post('/v1/service/stats'))
+    const entry = body.service_stats.find((s: { service: Entry[] }) => s.service[0]!.service_name === 'Vanishing')
+    assert.deepEqual(entry.service.map((e: Entry) => e.description), ['Stays'])
   })
 })
