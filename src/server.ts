@@ -7,6 +7,7 @@ import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js'
 import { createDispatcher } from './modules/notifications/index.js'
 import { loadCardKey } from './modules/payments/card-key.js'
+import { checkDataKey } from './modules/payments/data-key-check.js'
 import type { App } from './platform/app-types.js'
 import { createLogger } from './platform/logger.js'
 
@@ -42,7 +43,7 @@ export async function prepareStart(config: Config, options: { logger?: Logger; c
   try {
     await migrateToLatest(database.db, database.dialect)
     await ensureAdminKey(config, database, options.clock ?? systemClock, options.logger ?? createLogger(config.logLevel))
-    loadCardKey(config)
+    await checkDataKey(database.db, loadCardKey(config))
   } finally {
     await database.close()
   }
@@ -63,6 +64,7 @@ export async function startServer(config: Config, options: { logger?: Logger; cl
       await ensureAdminKey(config, database, clock, logger)
     }
     const dataKey = loadCardKey(config)
+    await checkDataKey(database.db, dataKey)
     app = await buildApp({ config, database, dataKey, clock, logger })
     const url = await app.listen({ port: config.port, host: config.host })
     const running = app

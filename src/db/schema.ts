@@ -4,6 +4,7 @@ import type { CustomerNamePrefixesTable, CustomersTable, PasswordResetTokensTabl
 import type { OutboxTable } from '../modules/notifications/outbox.table.js'
 import type { OrderHistoryTable, OrdersTable, ReceiptLinesTable } from '../modules/orders/orders.table.js'
 import type { TrackingTokensTable } from '../modules/tracking/tracking.table.js'
+import type { DataKeyTable } from '../modules/payments/data-key.table.js'
 import type { IdempotencyKeysTable } from '../platform/idempotency.table.js'
 
 /** The whole database as Kysely sees it: each module contributes its tables. */
@@ -21,4 +22,5 @@ export interface DB {
   order_history: OrderHistoryTable
   outbox: OutboxTable
   tracking_tokens: TrackingTokensTable
+  data_key: DataKeyTable
 }

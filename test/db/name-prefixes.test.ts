@@ -68,7 +68,7 @@ for (const dialect of DIALECTS) {
       const { error } = await migrator.migrateTo('0007_items_visible_index')
       assert.equal(error, undefined)
       await database.db.insertInto('customers').values([customer('cus_a', 'Maximiliane', 'Anna'), customer('cus_b', 'Émile', 'Zola'), customer('cus_c', '', '')]).execute()
-      assert.deepEqual(await migrateToLatest(database.db, database.dialect), ['0008_customer_name_prefixes'])
+      assert.deepEqual(await migrateToLatest(database.db, database.dialect), ['0008_customer_name_prefixes', '0009_data_key'])
       assert.deepEqual(await rowsOf(database.db, 'cus_a'), expectedRows('cus_a', 'maximiliane', 'anna'))
       assert.deepEqual(await rowsOf(database.db, 'cus_b'), expectedRows('cus_b', 'émile', 'zola'))
       const fields = await database.db.selectFrom('customer_name_prefixes').select(['first_name', 'last_name', 'email']).distinct().where('customer_id', '=', 'cus_b').execute()

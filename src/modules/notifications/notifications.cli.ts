@@ -5,6 +5,7 @@ import { openDatabase } from '../../db/database.js'
 import { migrateToLatest } from '../../db/migrator.js'
 import { createLogger } from '../../platform/logger.js'
 import { loadCardKey } from '../payments/card-key.js'
+import { checkDataKey } from '../payments/data-key-check.js'
 import { createDispatcher } from './index.js'
 import { outboxOperations, type OutboxListRow } from './outbox.operations.js'
 import type { OutboxStatus } from './outbox.table.js'
@@ -29,7 +30,9 @@ export async function runWorker(config: Config): Promise<void> {
     await migrateToLatest(database.db, database.dialect)
     // Registered before the dispatcher is made, so it counts into the registry /metrics serves.
     const metrics = workerMetrics(database)
-    const dispatcher = createDispatcher({ settings: config, database, dataKey: loadCardKey(config), logger })
+    const dataKey = loadCardKey(config)
+    await checkDataKey(database.db, dataKey)
+    const dispatcher = createDispatcher({ settings: config, database, dataKey, logger })
     if (config.workerMetricsPort !== null) http = await startWorkerHttp(config, config.workerMetricsPort, database, metrics, logger)
     dispatcher.start()
     const stopSignal = new Promise<NodeJS.Signals>((resolve) => {

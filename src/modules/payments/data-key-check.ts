@@ -1,0 +1,25 @@
+import { createHmac } from 'node:crypto'
+import type { Kysely } from 'kysely'
+import type { DB } from '../../db/schema.js'
+
+/** What identifies a key without telling anything about it: an HMAC of a fixed text under it. */
+export function dataKeyFingerprint(key: Buffer): string {
+  return createHmac('sha256', key).update('service-ordering data key fingerprint').digest('hex').slice(0, 32)
+}
+
+/**
+ * Makes sure this process seals and unseals with the key the database was first used with (D-34):
+ * the first process records the key's fingerprint; one with another key (another
+ * CARD_ENCRYPTION_KEY, or another DATA_DIR's generated card-key) refuses to start. Such a process
+ * would seal cards beside the others' and answer their tracking links and idempotency keys as unknown.
+ */
+export async function checkDataKey(db: Kysely<DB>, key: Buffer): Promise<void> {
+  const fingerprint = dataKeyFingerprint(key)
+  await db.insertInto('data_key').values({ id: 1, fingerprint }).onConflict((oc) => oc.column('id').doNothing()).execute()
+  const row = await db.selectFrom('data_key').select('fingerprint').where('id', '=', 1).executeTakeFirstOrThrow()
+  if (row.fingerprint !== fingerprint) {
+    throw new Error(
+      'the data key (CARD_ENCRYPTION_KEY, or DATA_DIR/card-key when it is unset) is not the one this database was first used with: every process sharing a database must use the same key'
+    )
+  }
+}
