@@ -35,6 +35,9 @@ return 0
 
 type WindowCommand = (key: string, windowMs: number, count: '0' | '1') => Promise<[number, number]>
 
+// While Redis stays connected but does not answer, one PING at most this often finds out when it does.
+const PROBE_EVERY_MS = 1000
+
 /** What the Redis store is built from. */
 export interface RedisRateLimitOptions {
   /** REDIS_URL: `redis://[user:password@]host:port[/db]` or `rediss://…` (TLS). */
@@ -71,6 +74,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly prefix: string
   private degraded = false
   private closed = false
+  private probing = false
+  private lastProbeAt = 0
   /** Decisions taken by the per-process fallback since start (tests, diagnostics). */
   fallbacks = 0
 
@@ -119,7 +124,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   /** Takes back one counted event, where it was counted: Redis, or this process while Redis cannot answer. */
   async refund(key: string): Promise<void> {
-    if (this.redis.status === 'ready') {
+    if (this.usable()) {
       try {
         await this.refundCommand(this.redisKey(key))
         return
@@ -143,7 +148,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   private async decide(key: string, limit: number, windowMs: number, count: '0' | '1'): Promise<RateDecision> {
-    if (this.redis.status === 'ready') {
+    if (this.usable()) {
       try {
         const [current, ttlMs] = await this.window(this.redisKey(key), windowMs, count)
         const retryAfterSeconds = Math.max(1, Math.ceil(ttlMs / 1000))
@@ -155,6 +160,38 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
     this.fallbacks++
     return count === '1' ? this.fallback.hit(key, limit, windowMs) : this.fallback.exhausted(key, limit, windowMs)
+  }
+
+  /**
+   * Whether to ask Redis. Not while it is known not to answer: a connection that stays open but
+   * answers nothing (a hung Redis, a network that drops packets) would otherwise cost every
+   * request the command timeout. Meanwhile a PING now and then finds out when it answers again.
+   */
+  private usable(): boolean {
+    if (this.redis.status !== 'ready') return false
+    if (!this.degraded) return true
+    this.probe()
+    return false
+  }
+
+  private probe(): void {
+    const now = Date.now()
+    if (this.probing || this.closed || now - this.lastProbeAt < PROBE_EVERY_MS) return
+    this.probing = true
+    this.lastProbeAt = now
+    this.redis
+      .ping()
+      .then(
+        () => {
+          if (!this.degraded || this.closed) return
+          this.degraded = false
+          this.log.info('Redis answers again: rate-limit counters are shared between processes again')
+        },
+        () => {}
+      )
+      .finally(() => {
+        this.probing = false
+      })
   }
 
   private redisKey(key: string): string {

@@ -62,6 +62,24 @@ class CuttableProxy {
     return `redis://127.0.0.1:${(this.server.address() as net.AddressInfo).port}`
   }
 
+  /** Keeps every connection open but carries nothing either way (a hung Redis, a lossy network). */
+  hold(): void {
+    for (const socket of this.sockets) {
+      socket.unpipe()
+      socket.pause()
+    }
+  }
+
+  /** Carries the held connections' bytes again. */
+  release(): void {
+    const sockets = [...this.sockets]
+    for (let i = 0; i + 1 < sockets.length; i += 2) {
+      sockets[i]!.pipe(sockets[i + 1]!)
+      sockets[i + 1]!.pipe(sockets[i]!)
+    }
+    for (const socket of sockets) socket.resume()
+  }
+
   /** Drops every connection and refuses new ones. */
   cut(): void {
     this.refusing = true
@@ -214,6 +232,46 @@ describe('RedisRateLimitStore against Redis (issue 10, D-14)', { skip: SKIP_REDI
       assert.equal((await s.hit(key, 3, 60_000)).allowed, false)
       assert.equal(s.fallbacks, 5)
     } finally {
+      await proxy.close()
+    }
+  })
+})
+
+describe('RedisRateLimitStore with a Redis that stops answering (issue 10)', { skip: SKIP_REDIS }, () => {
+  it('should wait for a hung Redis once, then answer from per-process counts at once, and share again when it answers', async () => {
+    const proxy = new CuttableProxy(new URL(REDIS_URL))
+    const url = await proxy.listen()
+    const logs: string[] = []
+    const s = store(url, `so-test:${randomBytes(4).toString('hex')}:`, logs)
+    try {
+      await ready(s)
+      const key = `signin-fail:${randomBytes(4).toString('hex')}`
+      assert.equal((await s.hit(key, 3, 60_000)).allowed, true)
+
+      proxy.hold()
+      // The first command waits for its timeout (250 ms) and fails over; the rest do not wait.
+      assert.equal((await s.hit(key, 3, 60_000)).allowed, true)
+      const started = performance.now()
+      const decisions = []
+      for (let i = 0; i < 5; i++) decisions.push(await s.hit(key, 3, 60_000))
+      assert.ok(performance.now() - started < 200, `${Math.round(performance.now() - started)} ms for five decisions while Redis hangs`)
+      assert.deepEqual(decisions.map((d) => d.allowed), [true, true, false, false, false])
+      assert.equal(logs.filter((line) => line.includes('fall back to per-process counting')).length, 1)
+
+      proxy.release()
+      // A request after the probe interval sends one PING; its answer ends the fallback, and says so.
+      const deadline = Date.now() + 5000
+      while (!logs.some((line) => line.includes('Redis answers again')) && Date.now() < deadline) {
+        await s.hit(`signin-calls:${randomBytes(4).toString('hex')}`, 100, 60_000)
+        await sleep(100)
+      }
+      assert.ok(logs.some((line) => line.includes('Redis answers again')), 'the recovery is logged')
+      const fallbacks = s.fallbacks
+      // Shared again: Redis still holds the count of 1 from before the hang.
+      assert.equal((await s.hit(key, 3, 60_000)).allowed, true)
+      assert.equal(s.fallbacks, fallbacks)
+    } finally {
+      await s.close()
       await proxy.close()
     }
   })
