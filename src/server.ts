@@ -59,12 +59,12 @@ export async function startServer(config: Config, options: { logger?: Logger; cl
   const database = openDatabase(config)
   let app: App | undefined
   try {
+    const dataKey = loadCardKey(config)
     if (options.prepared !== true) {
       await migrateToLatest(database.db, database.dialect)
       await ensureAdminKey(config, database, clock, logger)
+      await checkDataKey(database.db, dataKey)
     }
-    const dataKey = loadCardKey(config)
-    await checkDataKey(database.db, dataKey)
     app = await buildApp({ config, database, dataKey, clock, logger })
     const url = await app.listen({ port: config.port, host: config.host })
     const running = app

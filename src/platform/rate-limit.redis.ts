@@ -103,9 +103,8 @@ export class RedisRateLimitStore implements RateLimitStore {
     // Without a listener ioredis prints every connection error; one warning per outage is enough.
     this.redis.on('error', (error: Error) => this.degrade(error))
     this.redis.on('ready', () => {
-      if (this.degraded) this.log.info('Redis answers again: rate-limit counters are shared between processes again')
+      if (this.degraded) this.recover()
       else this.log.debug('rate-limit counters are shared through Redis')
-      this.degraded = false
     })
     this.redis.on('close', () => {
       if (!this.closed) this.degrade(new Error('the connection to Redis closed'))
@@ -183,15 +182,18 @@ export class RedisRateLimitStore implements RateLimitStore {
       .ping()
       .then(
         () => {
-          if (!this.degraded || this.closed) return
-          this.degraded = false
-          this.log.info('Redis answers again: rate-limit counters are shared between processes again')
+          if (this.degraded && !this.closed) this.recover()
         },
         () => {}
       )
       .finally(() => {
         this.probing = false
       })
+  }
+
+  private recover(): void {
+    this.degraded = false
+    this.log.info('Redis answers again: rate-limit counters are shared between processes again')
   }
 
   private redisKey(key: string): string {

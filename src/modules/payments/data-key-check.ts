@@ -1,10 +1,10 @@
-import { createHmac } from 'node:crypto'
 import type { Kysely } from 'kysely'
+import { hmac } from '../../common/crypto.js'
 import type { DB } from '../../db/schema.js'
 
 /** What identifies a key without telling anything about it: an HMAC of a fixed text under it. */
 export function dataKeyFingerprint(key: Buffer): string {
-  return createHmac('sha256', key).update('service-ordering data key fingerprint').digest('hex').slice(0, 32)
+  return hmac(key, 'service-ordering data key fingerprint').toString('hex').slice(0, 32)
 }
 
 /**
