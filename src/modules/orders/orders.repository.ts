@@ -23,6 +23,14 @@ export interface LockedOrder {
   service_name: string
 }
 
+/** A catalogue item read along with a locked order: all four null when there is no such item. */
+export interface ItemColumns {
+  item_id: number | null
+  item_service_id: number | null
+  item_price_cents: number | null
+  item_title: string | null
+}
+
 /**
  * An order as a move reads it once its row is locked: its full view, its step's row id and the
  * step after it (all four `next_step_*` null at the last step). The move answers from this and
@@ -155,6 +163,31 @@ export function fullViewSelect(db: Kysely<DB>, dialect: Dialect): FullViewQuery 
     ]) as unknown as FullViewQuery
 }
 
+/** The order joined with its step and service (`LockedOrder`), by public id. */
+function lockedSelect(db: Kysely<DB>, p: ParamsOf<{ publicId: string }>) {
+  return db
+    .selectFrom('orders as o')
+    .innerJoin('service_steps as st', 'st.id', 'o.step_id')
+    .innerJoin('services as s', 's.id', 'o.service_id')
+    .select([
+      'o.id',
+      'o.public_id',
+      'o.code',
+      'o.customer_id',
+      'o.service_id',
+      'o.step_id',
+      'o.status',
+      'o.pickup_at',
+      'o.delivery_at',
+      'o.note',
+      'st.position',
+      'st.description as step_description',
+      's.step_count',
+      's.name as service_name'
+    ])
+    .where('o.public_id', '=', p('publicId') as string)
+}
+
 /** SQL of orders, their receipts and history; every statement compiled once per database. */
 export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
   const locks = dialect.supportsRowLocks
@@ -165,28 +198,14 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     // The order joined with its step and service. On PostgreSQL it is read only after the rows are
     // locked (below): a lock taken in a join with the step would re-check a concurrently moved
     // order against the old step row and lose it.
-    locked: prepare<{ publicId: string }, LockedOrder>(db, (db, p) =>
-      db
-        .selectFrom('orders as o')
-        .innerJoin('service_steps as st', 'st.id', 'o.step_id')
-        .innerJoin('services as s', 's.id', 'o.service_id')
-        .select([
-          'o.id',
-          'o.public_id',
-          'o.code',
-          'o.customer_id',
-          'o.service_id',
-          'o.step_id',
-          'o.status',
-          'o.pickup_at',
-          'o.delivery_at',
-          'o.note',
-          'st.position',
-          'st.description as step_description',
-          's.step_count',
-          's.name as service_name'
-        ])
-        .where('o.public_id', '=', p('publicId'))
+    locked: prepare<{ publicId: string }, LockedOrder>(db, (db, p) => lockedSelect(db, p)),
+
+    // As `locked`, with the catalogue item a receipt change names, in the same statement: its
+    // columns are null when there is no such item (or it was removed).
+    lockedWithItem: prepare<{ publicId: string; itemId: number }, LockedOrder & ItemColumns>(db, (db, p) =>
+      lockedSelect(db, p)
+        .leftJoin('items as i', (join) => join.on('i.id', '=', p('itemId')).on('i.removed_at', 'is', null))
+        .select(['i.id as item_id', 'i.service_id as item_service_id', 'i.price_cents as item_price_cents', 'i.title as item_title'])
     ),
 
     // What a move reads, after the same locks as `locked`: the full view and the next step.
@@ -370,6 +389,10 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     /** The order for the rest of the transaction: its row locked, its service shared (PostgreSQL). */
     lock: async (trx: Kysely<DB>, publicId: string): Promise<LockedOrder | undefined> =>
       (await lockRows(trx, publicId)) ? q.locked.first(trx, { publicId }) : undefined,
+
+    /** As `lock`, with a catalogue item read in the same statement (`item_*` null when there is none). */
+    lockWithItem: async (trx: Kysely<DB>, publicId: string, itemId: number): Promise<(LockedOrder & ItemColumns) | undefined> =>
+      (await lockRows(trx, publicId)) ? q.lockedWithItem.first(trx, { publicId, itemId }) : undefined,
 
     /** As `lock`, read as a move needs it (`MovableOrder`). */
     lockForMove: async (trx: Kysely<DB>, publicId: string): Promise<MovableOrder | undefined> =>

@@ -1,33 +1,40 @@
-import type { Kysely } from 'kysely'
+import type { Kysely, QueryCreator } from 'kysely'
+import type { Dialect } from '../../db/dialect.js'
 import { prepare } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
+import { historyInsert, type HistoryParams } from './orders.repository.js'
 
-/** SQL of receipt lines (D-54); always run inside the transaction that locked the order. */
-export function receiptsRepository(db: Kysely<DB>) {
+type AddParams = { orderId: number; itemId: number; unitPrice: number; quantity: number; now: number }
+type ParamsOf<P> = (name: keyof P & string) => unknown
+
+// The unit price is copied on first add; a repeat only raises the quantity (D-54).
+function addLine(db: QueryCreator<DB>, p: ParamsOf<AddParams>) {
+  return db
+    .insertInto('receipt_lines')
+    .values({
+      order_id: p('orderId') as number,
+      item_id: p('itemId') as number,
+      unit_price_cents: p('unitPrice') as number,
+      quantity: p('quantity') as number,
+      created_at: p('now') as number
+    })
+    .onConflict((oc) => oc.columns(['order_id', 'item_id']).doUpdateSet((eb) => ({ quantity: eb('receipt_lines.quantity', '+', eb.ref('excluded.quantity')) })))
+    .returning('quantity')
+}
+
+/**
+ * SQL of receipt lines (D-54); always run inside the transaction that locked the order. On
+ * PostgreSQL an add and its history entry are one statement (the entry written in WITH): a round
+ * trip is most of what a write costs there (BENCHMARKS.md). SQLite runs the two one after the other.
+ */
+export function receiptsRepository(db: Kysely<DB>, dialect: Dialect) {
   const q = {
-    item: prepare<{ id: number }, { id: number; service_id: number; price_cents: number; title: string }>(db, (db, p) =>
-      db
-        .selectFrom('items')
-        .select(['id', 'service_id', 'price_cents', 'title'])
-        .where('id', '=', p('id'))
-        .where('removed_at', 'is', null)
-    ),
+    add: prepare<AddParams, { quantity: number }>(db, (db, p) => addLine(db, p)),
 
-    // The unit price is copied on first add; a repeat only raises the quantity (D-54).
-    add: prepare<{ orderId: number; itemId: number; unitPrice: number; quantity: number; now: number }, { quantity: number }>(db, (db, p) =>
-      db
-        .insertInto('receipt_lines')
-        .values({
-          order_id: p('orderId'),
-          item_id: p('itemId'),
-          unit_price_cents: p('unitPrice'),
-          quantity: p('quantity'),
-          created_at: p('now')
-        })
-        .onConflict((oc) =>
-          oc.columns(['order_id', 'item_id']).doUpdateSet((eb) => ({ quantity: eb('receipt_lines.quantity', '+', eb.ref('excluded.quantity')) }))
-        )
-        .returning('quantity')
+    history: prepare<HistoryParams, unknown>(db, (db, p) => historyInsert(db, p)),
+
+    addWithHistory: prepare<AddParams & HistoryParams, { quantity: number }>(db, (db, p) =>
+      addLine(db.with('entry', (db) => historyInsert(db, p).returning('id')) as unknown as QueryCreator<DB>, p)
     ),
 
     line: prepare<{ orderId: number; itemId: number }, { id: number; quantity: number; title: string }>(db, (db, p) =>
@@ -50,11 +57,13 @@ export function receiptsRepository(db: Kysely<DB>) {
   }
 
   return {
-    /** A visible catalogue item. */
-    item: (trx: Kysely<DB>, id: number) => q.item.first(trx, { id }),
-    /** Adds `quantity` of an item; returns the line's new quantity. */
-    add: async (trx: Kysely<DB>, row: { orderId: number; itemId: number; unitPrice: number; quantity: number; now: number }) =>
-      (await q.add.first(trx, row))!.quantity,
+    /** Adds `quantity` of an item and the order's history entry; returns the line's new quantity. */
+    add: async (trx: Kysely<DB>, row: AddParams, history: HistoryParams): Promise<number> => {
+      if (dialect.name === 'postgres') return (await q.addWithHistory.first(trx, { ...row, ...history }))!.quantity
+      const quantity = (await q.add.first(trx, row))!.quantity
+      await q.history.run(trx, history)
+      return quantity
+    },
     line: (trx: Kysely<DB>, orderId: number, itemId: number) => q.line.first(trx, { orderId, itemId }),
     /** Takes one off a line; the line goes when it reaches zero (D-54). */
     takeOne: async (trx: Kysely<DB>, line: { id: number; quantity: number }): Promise<void> => {

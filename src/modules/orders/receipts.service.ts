@@ -26,7 +26,7 @@ export class ReceiptsService {
     private readonly time: TimeFormatter
   ) {
     this.orders = ordersRepository(database.db, database.dialect)
-    this.receipts = receiptsRepository(database.db)
+    this.receipts = receiptsRepository(database.db, database.dialect)
   }
 
   /**
@@ -37,24 +37,27 @@ export class ReceiptsService {
     const quantity = body.quantity === undefined ? 1 : wholeInRange(body.quantity, '/quantity', 1, 999)
     const itemId = parseItemId(body.item_id)
     return this.writes.run(caller, async (trx) => {
-      const order = await this.orders.lock(trx, body.transaction_id)
+      // The item is read with the order (one statement); an id that cannot be one reads no item.
+      const order = await this.orders.lockWithItem(trx, body.transaction_id, itemId ?? 0)
       if (order === undefined) throw problems.transactionNotFound()
       assertVisible(order.customer_id, caller.principal)
       if (order.status === 'closed') throw problems.transactionClosed()
-      const item = itemId === undefined ? undefined : await this.receipts.item(trx, itemId)
-      if (item === undefined) throw problems.itemNotFound()
-      if (item.service_id !== order.service_id) throw problems.itemNotInService()
+      if (itemId === undefined || order.item_id === null) throw problems.itemNotFound()
+      if (order.item_service_id !== order.service_id) throw problems.itemNotInService()
       const now = this.clock.now()
-      const total = await this.receipts.add(trx, { orderId: order.id, itemId: item.id, unitPrice: item.price_cents, quantity, now })
+      const total = await this.receipts.add(
+        trx,
+        { orderId: order.id, itemId: order.item_id, unitPrice: order.item_price_cents!, quantity, now },
+        {
+          orderId: order.id,
+          at: now,
+          type: 'receipt_added',
+          position: order.position,
+          description: `Added ${quantity} × ${order.item_title!}`,
+          actor: actorOf(caller.principal)
+        }
+      )
       if (total > MAX_LINE_QUANTITY) throw invalidField('/quantity', `would make the line's quantity more than ${MAX_LINE_QUANTITY}`)
-      await this.orders.addHistory(trx, {
-        orderId: order.id,
-        at: now,
-        type: 'receipt_added',
-        position: order.position,
-        description: `Added ${quantity} × ${item.title}`,
-        actor: actorOf(caller.principal)
-      })
       return toTransactionView(await this.orders.lockedFullView(trx, order.public_id), this.time)
     })
   }

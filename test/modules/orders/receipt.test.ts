@@ -129,6 +129,23 @@ describeEachDialect('add to and remove from receipt (D-54)', (t) => {
     assert.deepEqual([view.receipt.length, view.receipt[0].quantity, view.total], [1, '50', '125.00'])
   })
 
+  it('should refuse an add that takes a line past 99,999, changing neither the line nor the history', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    for (let i = 0; i < 100; i++) ok(await add(o.transaction_id, f.shirt, { quantity: 999 }))
+    const refused = problem(await add(o.transaction_id, f.shirt, { quantity: 999 }), 'validation_failed', ['/quantity'])
+    assert.equal(refused.errors[0].message, "would make the line's quantity more than 99999")
+    let view = ok(await add(o.transaction_id, f.shirt, { quantity: 99 }))
+    assert.deepEqual([view.receipt[0].quantity, view.total], ['99999', '249997.50'])
+    problem(await add(o.transaction_id, f.shirt), 'validation_failed', ['/quantity'])
+    view = ok(await t.post(`/v1/transaction/${o.transaction_id}`))
+    assert.deepEqual([view.receipt.length, view.receipt[0].quantity, view.total], [1, '99999', '249997.50'])
+    const history = ok(await t.post(`/v1/transaction/${o.transaction_id}/history`)).history as Array<Record<string, string>>
+    assert.deepEqual(
+      [history.length, history.filter((h) => h.type === 'receipt_added').length, history.at(-1)!.description],
+      [102, 101, 'Added 99 × Shirt']
+    )
+  })
+
   it('should record receipt changes in the history', async () => {
     const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
     ok(await add(o.transaction_id, f.suit, { quantity: 2 }))
