@@ -20,11 +20,18 @@ function eventsOf(input: readonly EventInput[] | undefined): EventName[] {
   return parsed.events
 }
 
-/** A whole position from the body, or a 400 naming the field. */
+/**
+ * A whole position from the body, or a 400 naming the field. A whole number too large to hold
+ * exactly is past every service's last step: it is kept as such, so the caller's check against
+ * the service says so (it is not told it is no whole number).
+ */
 function positionOf(value: number | string, field: string): number {
   const position = wholeNumber(value)
-  if (position === undefined || position < 1) throw invalidField(field, 'must be a whole number from 1')
-  return position
+  if (position !== undefined && position >= 1) return position
+  if (position === undefined && (typeof value === 'number' ? Number.isInteger(value) && value > 0 : /^[0-9]+$/.test(value))) {
+    return Number.MAX_SAFE_INTEGER
+  }
+  throw invalidField(field, 'must be a whole number from 1')
 }
 
 /** Services and their steps: create, add and remove steps, read a step, statistics (D-40 to D-44). */

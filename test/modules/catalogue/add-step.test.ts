@@ -68,9 +68,16 @@ describeEachDialect('add step (spec Add step, D-41, D-42)', (t) => {
   it('should answer 400 naming /position_number for out of range, zero, negative, fraction or non-digit positions, changing nothing', async () => {
     await createService(t, 'Window Washing', [{ description: 'A' }, { description: 'B' }])
     const before = await readStats(t)
-    for (const position_number of [4, '4', 100, '10001', 0, '0', '00', -1, '-1', 1.5, '1.5', '2.0', 'two', '1a', '', ' 1', '99999999999999999999', true, null]) {
+    // Whole numbers past the end (however large) are told the service's range; the rest are no position at all.
+    for (const position_number of [4, '4', 100, '10001', '99999999999999999999']) {
       const response = await t.post('/v1/service/add', { service_name: 'Window Washing', description: 'X', position_number })
-      problem(response, 'validation_failed', ['/position_number'])
+      const body = problem(response, 'validation_failed', ['/position_number'])
+      assert.equal(body.errors[0].message, 'must be from 1 to 3 for this service', String(position_number))
+    }
+    for (const position_number of [0, '0', '00', -1, '-1', 1.5, '1.5', '2.0', 'two', '1a', '', ' 1', true, null]) {
+      const response = await t.post('/v1/service/add', { service_name: 'Window Washing', description: 'X', position_number })
+      const body = problem(response, 'validation_failed', ['/position_number'])
+      assert.ok(!body.errors[0].message.includes('for this service'), String(position_number))
     }
     assert.deepEqual(await readStats(t), before)
     assert.deepEqual(await descriptionsOf(t, 'Window Washing'), ['A', 'B'])
