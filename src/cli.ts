@@ -100,8 +100,21 @@ async function apiKeyCommand(config: Config, args: string[]): Promise<void> {
   }
 }
 
+/**
+ * A reader that stops early (`api-key list | head -1`) closes the pipe: what is left to print has
+ * nowhere to go, which is no failure of the command, so it ends quietly instead of with a stack
+ * trace. Not for `serve` and `worker`: their log is written to fd 1 by the logger (logger.ts).
+ */
+function endQuietlyOnClosedPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+    throw error
+  })
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...args] = argv
+  if (command !== 'serve' && command !== 'worker') endQuietlyOnClosedPipe()
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE)
     return

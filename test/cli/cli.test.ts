@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -92,6 +93,15 @@ describeEachDialect('service-ordering api-key (D-10, D-90)', (t) => {
 
     const after = await run(CLI, ['api-key', 'list'], env)
     assert.match(after.stdout, new RegExp(`^${id} +admin +\\S+ +\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z +to revoke$`, 'm'))
+  })
+
+  it('should end quietly, with status 0, when the reader of its output has gone (`api-key list | true`)', () => {
+    // `true` exits without reading: every line the command prints goes to a closed pipe (EPIPE).
+    const shell = spawnSync('bash', ['-c', `node --import tsx ${CLI} api-key list | true; echo "status \${PIPESTATUS[0]}" >&2`], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8'
+    })
+    assert.equal(shell.stderr, 'status 0\n')
   })
 
   it('should exit 1 revoking a key that does not exist or is already revoked', async () => {
