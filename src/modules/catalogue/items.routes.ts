@@ -15,7 +15,7 @@ export function itemReadRoutes(app: App, items: ItemsService): void {
         id: 'getItems',
         summary: 'Get items',
         description:
-          "The items that can be put on a receipt for the service, in groups: groups in order of their first item's id, items by id; each group also carries its name in `group` (D-46). Prices are whole cents as digit text (D-45).",
+          "The items that can be put on a receipt for the service, in groups: groups in order of their first item's id, items by id; each group also carries its name in `group` (D-46). Group names are compared exactly as stored after trimming: `Tops` and `tops` are two groups. Prices are whole cents as digit text (D-45).",
         tags: ['services', 'items'],
         params: ServiceNameParams,
         response: ItemsResponse,

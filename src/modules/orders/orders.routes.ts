@@ -45,7 +45,7 @@ export function orderRoutes(app: App, orders: OrdersService, list: OrdersList): 
         id: 'updateTransaction',
         summary: 'Update transaction',
         description:
-          "Changes the fields sent; others stay (D-53). A new `service_name` puts the transaction at that service's step 1 and emits its events; `status` closes or reopens it. Customers may change only `note`, `pickup_timestamp` and `delivery_timestamp` of their own open transactions (others: 403; closed: 409).",
+          "Changes the fields sent; others stay (D-53). A new `service_name` puts the transaction at that service's step 1 and emits its events, whatever its status (a closed one stays closed there); its receipt keeps every line, priced as copied, though lines of the old service's items cannot be added to again (409 `item_not_in_service`) and can still be removed. `status` closes or reopens it. Customers may change only `note`, `pickup_timestamp` and `delivery_timestamp` of their own open transactions (others: 403; closed: 409).",
         tags,
         body: UpdateTransactionBody,
         response: UpdateTransactionResponse,

@@ -31,7 +31,7 @@ export function receiptRoutes(app: App, receipts: ReceiptsService): void {
         id: 'removeFromReceipt',
         summary: 'Remove from receipt',
         description:
-          'Lowers the quantity of an item on the receipt by one; the line goes at zero, and an emptied receipt is one line of nulls with price `0.00` (D-54). Answers with the full view.',
+          'Lowers the quantity of an item on the receipt by one, whatever else the body holds (there is no `quantity` here: each call takes one); the line goes at zero, and an emptied receipt is one line of nulls with price `0.00` (D-54). Answers with the full view.',
         tags: ['transactions'],
         body: RemoveFromReceiptBody,
         response: TransactionView,
