@@ -2,6 +2,7 @@ import { sql, type Insertable, type Kysely } from 'kysely'
 import { hashPassword, sha256Hex } from '../src/common/crypto.js'
 import type { Database } from '../src/db/database.js'
 import type { DB } from '../src/db/schema.js'
+import { nameKey } from '../src/modules/customers/customers.fields.js'
 
 /** How big the data set is (issue 7: 10,000 customers, 20 services of 6 steps with 30 items, 100,000 transactions of ~5 lines). */
 export interface SeedSizes {
@@ -240,8 +241,8 @@ export async function seed(database: Database, sizes: SeedSizes = DEFAULT_SIZES,
         email: i === 0 ? benchEmail : `${first}.${last}.${i}@example.com`.toLowerCase().replace(/[^a-z0-9.@]/g, 'x'),
         first_name: first,
         last_name: last,
-        first_name_lc: first.normalize('NFC').toLowerCase(),
-        last_name_lc: last.normalize('NFC').toLowerCase(),
+        first_name_lc: nameKey(first),
+        last_name_lc: nameKey(last),
         phone: String(2_000_000_000 + Math.floor(random() * 7_000_000_000)),
         preference: random() < 0.3 ? 'No starch, please' : '',
         street: `${1 + Math.floor(random() * 9999)} Main Street`,

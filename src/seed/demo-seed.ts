@@ -6,6 +6,7 @@ import type { Database } from '../db/database.js'
 import { encodeEvents, parseEvents } from '../modules/catalogue/events.js'
 import { itemsRepository } from '../modules/catalogue/items.repository.js'
 import { cleanServiceName, defaultImageTitle, serviceNameKey, serviceNameProblem } from '../modules/catalogue/names.js'
+import { nameKey } from '../modules/customers/customers.fields.js'
 import { servicesRepository } from '../modules/catalogue/services.repository.js'
 import { DEMO_CUSTOMERS, DEMO_SERVICES, type DemoCustomer, type DemoService } from './demo-data.js'
 
@@ -113,8 +114,8 @@ async function seedCustomer(database: Database, clock: Clock, customer: DemoCust
           email,
           first_name: customer.first_name,
           last_name: customer.last_name,
-          first_name_lc: customer.first_name.toLowerCase(),
-          last_name_lc: customer.last_name.toLowerCase(),
+          first_name_lc: nameKey(customer.first_name),
+          last_name_lc: nameKey(customer.last_name),
           phone: customer.phone,
           preference: customer.preference,
           street: customer.street,

@@ -68,12 +68,26 @@ for (const dialect of DIALECTS) {
       const { error } = await migrator.migrateTo('0007_items_visible_index')
       assert.equal(error, undefined)
       await database.db.insertInto('customers').values([customer('cus_a', 'Maximiliane', 'Anna'), customer('cus_b', 'Émile', 'Zola'), customer('cus_c', '', '')]).execute()
-      assert.deepEqual(await migrateToLatest(database.db, database.dialect), ['0008_customer_name_prefixes', '0009_data_key'])
+      assert.equal((await migrator.migrateTo('0009_data_key')).error, undefined)
       assert.deepEqual(await rowsOf(database.db, 'cus_a'), expectedRows('cus_a', 'maximiliane', 'anna'))
       assert.deepEqual(await rowsOf(database.db, 'cus_b'), expectedRows('cus_b', 'émile', 'zola'))
       const fields = await database.db.selectFrom('customer_name_prefixes').select(['first_name', 'last_name', 'email']).distinct().where('customer_id', '=', 'cus_b').execute()
       assert.deepEqual(fields, [{ first_name: 'Émile', last_name: 'Zola', email: 'cus_b@example.com' }])
       assert.deepEqual(await rowsOf(database.db, 'cus_c'), [])
+    })
+
+    it('should fold the keys of customers who existed before migration 0010, and their prefixes with them', async () => {
+      await database.db.insertInto('customers').values([customer('cus_e', 'İsmail', 'Straße'), customer('cus_f', 'John', 'Smith')]).execute()
+      assert.deepEqual(await migrateToLatest(database.db, database.dialect), ['0010_folded_name_keys'])
+      assert.deepEqual(await rowsOf(database.db, 'cus_b'), expectedRows('cus_b', 'emile', 'zola'))
+      assert.deepEqual(await rowsOf(database.db, 'cus_e'), expectedRows('cus_e', 'ismail', 'strasse'))
+      assert.deepEqual(await rowsOf(database.db, 'cus_f'), expectedRows('cus_f', 'john', 'smith'))
+      assert.deepEqual(await rowsOf(database.db, 'cus_c'), [])
+      const keys = await database.db.selectFrom('customers').select(['id', 'first_name_lc', 'last_name_lc']).where('id', 'in', ['cus_b', 'cus_e']).orderBy('id').execute()
+      assert.deepEqual(keys, [
+        { id: 'cus_b', first_name_lc: 'emile', last_name_lc: 'zola' },
+        { id: 'cus_e', first_name_lc: 'ismail', last_name_lc: 'strasse' }
+      ])
     })
 
     it('should keep them right on every insert and rename, whoever writes', async () => {

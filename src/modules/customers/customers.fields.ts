@@ -17,9 +17,18 @@ export function cleanText(raw: string): string {
   return raw.normalize('NFC').trim().replace(/\s+/g, ' ')
 }
 
-/** The lower-cased copy of a name that search compares by prefix (D-33). */
+// The Combining Diacritical Marks block: the accents of Latin, Greek and Cyrillic letters.
+const ACCENTS = /[\u0300-\u036f]/g
+
+/**
+ * The copy of a name (or of a query) that search compares by prefix and sorts by (D-33): case and
+ * accents folded, so that "jose" finds José, "strasse" Straße and "ismail" İsmail, and Ölund sorts
+ * among the o's, not after z. Lower-, upper- then lower-casing folds what lower-casing alone keeps apart
+ * (ß, ẞ and SS; ς and Σ); compatibility forms (ligatures, full-width letters) become their letters;
+ * only the accents of that block go, since marks elsewhere are parts of letters.
+ */
 export function nameKey(name: string): string {
-  return name.toLowerCase()
+  return name.normalize('NFKD').toLowerCase().toUpperCase().toLowerCase().normalize('NFD').replace(ACCENTS, '').replace(/ς/g, 'σ').normalize('NFC')
 }
 
 /** D-32: the full name split at the first space: first word, then the rest; empty clears both. */

@@ -6,7 +6,7 @@ export const SearchBody = Type.Object({
   // D-33 trims the query before D-70's 100 characters apply (search.service.ts).
   query: SingleLine(UNTRIMMED_TEXT_BOUND, {
     description:
-      'Words, each matching the start of the first or the last name, ignoring case ("jo sm" and "smi" find John Smith). Trimmed; empty is 400; at most 100 characters (D-33, D-70).'
+      'Words, each matching the start of the first or the last name, ignoring case and accents ("jo sm" and "smi" find John Smith, "jose" José). Trimmed; empty is 400; at most 100 characters (D-33, D-70).'
   }),
   limit: Type.Optional(WholeNumberOrDigits(1, 100, 'At most this many hits, 1 to 100; default 20 (D-33).'))
 })
@@ -20,5 +20,5 @@ const SearchHit = Type.Object({
 })
 
 export const SearchResponse = Type.Object({
-  customer: Type.Array(SearchHit, { description: 'Ordered by last name, then first name (ignoring case), then id (D-33).' })
+  customer: Type.Array(SearchHit, { description: 'Ordered by last name, then first name (ignoring case and accents), then id (D-33).' })
 })

@@ -1,3 +1,5 @@
+import { nameKey } from './customers.fields.js'
+
 /** One query word as a half-open range of lower-cased names starting with it: `from <= name < to`. */
 export interface PrefixRange {
   from: string
@@ -5,13 +7,13 @@ export interface PrefixRange {
 }
 
 /**
- * The words of a search query that decide its hits (D-33), lower-cased as the `_lc` columns are:
+ * The words of a search query that decide its hits (D-33), folded as the `_lc` columns are (`nameKey`):
  * each once, and without words another word starts with (whatever name matches "john" also
  * matches "jo"). So no name can start with two of them: a hit has one word per name, and more than
  * two words match nobody.
  */
 export function queryWords(query: string): string[] {
-  const words = [...new Set(query.normalize('NFC').toLowerCase().split(/\s+/).filter((w) => w !== ''))]
+  const words = [...new Set(nameKey(query).split(/\s+/).filter((w) => w !== ''))]
   return words.filter((word) => !words.some((other) => other !== word && other.startsWith(word)))
 }
 

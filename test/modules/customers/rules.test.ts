@@ -70,9 +70,14 @@ describe('ZIP codes (D-31)', () => {
 })
 
 describe('search words and prefix ranges (D-33)', () => {
-  it('should lower-case, split on any white space and drop repeated words', () => {
+  it('should fold case and accents, split on any white space and drop repeated words', () => {
     assert.deepEqual(queryWords('  Jo   SM\tjo '), ['jo', 'sm'])
-    assert.deepEqual(queryWords('ÉMILE'), ['émile'])
+    assert.deepEqual(queryWords('ÉMILE émile Emile'), ['emile'])
+    assert.deepEqual(queryWords('STRAẞE straße'), ['strasse'])
+    assert.deepEqual(queryWords('İsmail YILDIZ yıldız'), ['ismail', 'yildiz'])
+    assert.deepEqual(queryWords('ΟΔΥΣΣΕΑΣ Ｊｏｈｎ ﬁsh'), ['οδυσσεασ', 'john', 'fish'])
+    // Marks that are parts of letters (not accents of the Latin, Greek and Cyrillic block) stay.
+    assert.deepEqual(queryWords('किरण'), ['किरण'])
   })
 
   it('should drop words another word starts with, since the longer one decides', () => {
