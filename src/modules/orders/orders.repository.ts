@@ -57,7 +57,7 @@ export type SetStepParams = { id: number; stepId: number; status: OrderStatus; n
 /** The parameters of `historyInsert`. */
 export type HistoryParams = { orderId: number; at: number; type: HistoryType; position: number; description: string; actor: Actor }
 /** A parameter stand-in (`prepare`'s) that names at least these parameters. */
-type ParamsOf<P> = (name: keyof P & string) => unknown
+export type ParamsOf<P> = (name: keyof P & string) => unknown
 
 /**
  * The UPDATE putting an order at a step with a status, and the INSERT of a history entry: run on

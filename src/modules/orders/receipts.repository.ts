@@ -2,10 +2,9 @@ import type { Kysely, QueryCreator } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
-import { historyInsert, type HistoryParams } from './orders.repository.js'
+import { historyInsert, type HistoryParams, type ParamsOf } from './orders.repository.js'
 
 type AddParams = { orderId: number; itemId: number; unitPrice: number; quantity: number; now: number }
-type ParamsOf<P> = (name: keyof P & string) => unknown
 
 // The unit price is copied on first add; a repeat only raises the quantity (D-54).
 function addLine(db: QueryCreator<DB>, p: ParamsOf<AddParams>) {
