@@ -32,21 +32,29 @@ const ABSENT = {
   item_not_on_receipt: problems.itemNotOnReceipt
 } satisfies Record<AbsentCode, () => Problem>
 
-/** What a request that matches no route is told: 405 for another method on /v1 (D-21), else 404. */
-export function unroutedProblem(request: FastifyRequest): Problem {
+/**
+ * What a request that matches no route is told: 405 for another method on /v1 (D-21), else 404,
+ * saying `why` when the path could not be read at all.
+ */
+export function unroutedProblem(request: FastifyRequest, why?: string): Problem {
   const path = pathOf(request)
   // D-21: any method but POST on a /v1 path is 405 with Allow: POST, whether or not the path exists.
   if (request.method !== 'POST' && (path === '/v1' || path.startsWith('/v1/'))) return problems.methodNotAllowed(request.method)
-  return problems.routeNotFound(request.method, path)
+  return problems.routeNotFound(request.method, path, why)
 }
 
 // Paths the router cannot match at all (bad percent-encoding, a parameter over maxParamLength):
-// no operation has such a path. They were 400 "body could not be read", which names the wrong part.
-const UNROUTABLE = new Set(['FST_ERR_BAD_URL', 'FST_ERR_MAX_PARAM_LENGTH'])
+// no operation has such a path. They were 400 "body could not be read", which names the wrong part;
+// the detail says why the path matched nothing, since an operation of that shape may well exist.
+const UNROUTABLE: Readonly<Record<string, string>> = {
+  FST_ERR_BAD_URL: 'its path is not valid percent-encoding of UTF-8 text',
+  FST_ERR_MAX_PARAM_LENGTH: 'a segment of its path is too long'
+}
 
 /** The problem for an error Fastify raises before routing (`frameworkErrors`). */
 export function frameworkProblem(error: FastifyError, request: FastifyRequest, dialect: Dialect): Problem {
-  return UNROUTABLE.has(error.code) ? unroutedProblem(request) : toProblem(error, dialect)
+  const why = UNROUTABLE[error.code]
+  return why === undefined ? toProblem(error, dialect) : unroutedProblem(request, why)
 }
 
 /** Maps anything thrown while handling a request to the problem the client is told about. */

@@ -120,8 +120,8 @@ export const problems = {
   invalidLogin: () =>
     new Problem('invalid_login', 'The e-mail address or password is not correct.', undefined, { 'www-authenticate': BASIC_CHALLENGE }),
   forbidden: (detail = 'These credentials may not call this operation.') => new Problem('forbidden', detail),
-  routeNotFound: (method: string, path: string) =>
-    new Problem('route_not_found', `There is no operation ${method} ${path}.`),
+  routeNotFound: (method: string, path: string, why?: string) =>
+    new Problem('route_not_found', `There is no operation ${method} ${path}${why === undefined ? '' : `: ${why}`}.`),
   methodNotAllowed: (method: string) =>
     new Problem('method_not_allowed', `Every /v1 operation is called with POST, not ${method}.`, undefined, {
       allow: 'POST'

@@ -222,7 +222,7 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
     ] as const) {
       const id = `unroutable-${path.length}`
       const response = await t.post(path, undefined, { headers: { 'x-request-id': id } })
-      exactly(response, 'route_not_found', `There is no operation POST ${shown}.`)
+      exactly(response, 'route_not_found', `There is no operation POST ${shown}: its path is not valid percent-encoding of UTF-8 text.`)
       assert.equal(response.headers['x-request-id'], id)
       assert.equal(response.headers['x-content-type-options'], 'nosniff')
       assert.equal(response.headers['cache-control'], 'no-store')
