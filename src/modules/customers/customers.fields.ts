@@ -2,6 +2,8 @@ import { EMAIL_MESSAGE, isValidEmail, normalizeEmail } from '../../common/email.
 import { invalidField, problems } from '../../platform/problems.js'
 import { placeOfZip, type Place } from './zip-codes.js'
 
+export { nameKey } from './name-key.js'
+
 /** D-70 "names 100": `customer_name` as a whole (so each of first and last name too). */
 export const NAME_MAX = 100
 
@@ -15,20 +17,6 @@ export function emailOf(raw: string, field: string): string {
 /** A name as stored: NFC, trimmed, runs of white space made one space. */
 export function cleanText(raw: string): string {
   return raw.normalize('NFC').trim().replace(/\s+/g, ' ')
-}
-
-// The Combining Diacritical Marks block: the accents of Latin, Greek and Cyrillic letters.
-const ACCENTS = /[\u0300-\u036f]/g
-
-/**
- * The copy of a name (or of a query) that search compares by prefix and sorts by (D-33): case and
- * accents folded, so that "jose" finds José, "strasse" Straße and "ismail" İsmail, and Ölund sorts
- * among the o's, not after z. Lower-, upper- then lower-casing folds what lower-casing alone keeps apart
- * (ß, ẞ and SS; ς and Σ); compatibility forms (ligatures, full-width letters) become their letters;
- * only the accents of that block go, since marks elsewhere are parts of letters.
- */
-export function nameKey(name: string): string {
-  return name.normalize('NFKD').toLowerCase().toUpperCase().toLowerCase().normalize('NFD').replace(ACCENTS, '').replace(/ς/g, 'σ').normalize('NFC')
 }
 
 /** D-32: the full name split at the first space: first word, then the rest; empty clears both. */

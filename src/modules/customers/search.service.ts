@@ -23,7 +23,8 @@ export class SearchService {
   async search(body: SearchBody): Promise<Static<typeof SearchResponse>> {
     const query = body.query.trim()
     if (query === '') throw invalidField('/query', 'must not be empty')
-    if ([...query].length > MAX_QUERY) throw invalidField('/query', `must be at most ${MAX_QUERY} characters`)
+    // Counted composed, as names are (customers.fields.ts): é typed as e and an accent is one character.
+    if ([...query.normalize('NFC')].length > MAX_QUERY) throw invalidField('/query', `must be at most ${MAX_QUERY} characters`)
     const limit = body.limit === undefined ? DEFAULT_LIMIT : wholeNumber(body.limit)
     if (limit === undefined || limit < 1 || limit > MAX_LIMIT) throw invalidField('/limit', `must be a whole number from 1 to ${MAX_LIMIT}`)
     const [first, second, third] = queryWords(body.query).map(prefixRange)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import zipcodes from 'zipcodes'
 import { cleanText, nameProblem, phoneDigits, splitName } from '../../../src/modules/customers/customers.fields.js'
+import { nameKey } from '../../../src/modules/customers/name-key.js'
 import { prefixRange, queryWords } from '../../../src/modules/customers/search.words.js'
 import { placeOfZip } from '../../../src/modules/customers/zip-codes.js'
 
@@ -78,6 +79,39 @@ describe('search words and prefix ranges (D-33)', () => {
     assert.deepEqual(queryWords('ΟΔΥΣΣΕΑΣ Ｊｏｈｎ ﬁsh'), ['οδυσσεασ', 'john', 'fish'])
     // Marks that are parts of letters (not accents of the Latin, Greek and Cyrillic block) stay.
     assert.deepEqual(queryWords('किरण'), ['किरण'])
+    // A spacing accent typed for an apostrophe keeps the word whole (its compatibility form has a space).
+    assert.deepEqual(queryWords('O´Brien\tSeamus'), ["o'brien", 'seamus'])
+  })
+
+  it('should fold a name as a person typing it would not tell it apart (nameKey)', () => {
+    const cases: Array<[string, string]> = [
+      ['John Smith', 'john smith'],
+      ['José', 'jose'],
+      ['Jose\u0301', 'jose'],
+      ['Straße', 'strasse'],
+      ['STRAẞE', 'strasse'],
+      ['İsmail Yıldız', 'ismail yildiz'],
+      ['ΟΔΥΣΣΕΑΣ', 'οδυσσεασ'],
+      ['Ἀλέξης', 'αλεξησ'],
+      ['Łukasz Łódź', 'lukasz lodz'],
+      ['Søren Ørsted', 'soren orsted'],
+      ['Nguyễn Đặng', 'nguyen dang'],
+      ['Æsa Œuvre ǽ', 'aesa oeuvre ae'],
+      ['ﬁona', 'fiona'],
+      ['Ｊｏｈｎ', 'john'],
+      ['𝐀lice', 'alice'],
+      ["O´Brien O’Brien O`Brien O'Brien", "o'brien o'brien o'brien o'brien"],
+      ['ﷺ Test', 'ﷺ test'],
+      ['דָּוִד כֹּהֵן', 'דוד כהן'],
+      ['مُحَمَّد', 'محمد'],
+      ['Йорк Ёлка', 'йорк елка'],
+      ['И\u0306орк', 'йорк'],
+      ['김철수', '김철수'],
+      ['किरण', 'किरण'],
+      ['Jo\u200bhanna \u200elrm', 'johanna lrm'],
+      ['a\u00a0b', 'a b']
+    ]
+    for (const [name, key] of cases) assert.equal(nameKey(name), key, name)
   })
 
   it('should drop words another word starts with, since the longer one decides', () => {
