@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js'
 import type { App } from './app-types.js'
 import { sendProblem } from './error-handler.js'
 import type { Metrics } from './metrics.js'
-import { problemResponses } from './schemas.js'
+import { problemResponses, textAnswer } from './schemas.js'
 import { problems } from './problems.js'
 
 const Status = Type.Object({ status: Type.String() })
@@ -46,7 +46,7 @@ export function registerHealth(app: App, database: Database, metrics: Metrics): 
         summary: 'Prometheus metrics: requests by route and status, durations, outbox backlog',
         description:
           'Always Prometheus text (D-71), also while the database cannot be reached: then the gauges read from it (`outbox_backlog`) are left out and `metrics_source_up{metric=…}` is 0.',
-        produces: ['text/plain']
+        response: { 200: textAnswer('The metrics in the Prometheus text format.', 'text/plain; version=0.0.4') }
       }
     },
     async (_request, reply) => {

@@ -95,6 +95,14 @@ export function WholeNumberOrDigits(minimum: number, maximum: number, descriptio
   })
 }
 
+/**
+ * A 200 answer that is not JSON (a page, the metrics), as the document describes it: its media type
+ * and a description. The payload is sent as it is (a string or a file), never through a serialiser.
+ */
+export function textAnswer(description: string, mediaType: string) {
+  return { description, content: { [mediaType]: { schema: { type: 'string' } } } }
+}
+
 /** The RFC 9457 problem document (D-20). */
 export function ProblemSchema(codes: readonly ProblemCode[]) {
   return Type.Object(

@@ -188,6 +188,25 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     assert.ok(responses > 200, `only ${responses} responses`)
   })
 
+  it('should give every 200 answer its media type: JSON, or the text of the pages and the metrics', async () => {
+    const text: Record<string, string> = {}
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const operation of Object.values(operations)) {
+        const types = Object.keys(operation.responses['200']?.content ?? {})
+        assert.equal(types.length, 1, `${path} ${operation.operationId}`)
+        if (types[0] !== 'application/json') text[operation.operationId!] = types[0]!
+      }
+    }
+    assert.deepEqual(text, {
+      metrics: 'text/plain; version=0.0.4',
+      resetPasswordPage: 'text/html',
+      consolePage: 'text/html',
+      trackingPage: 'text/html'
+    })
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics' })
+    assert.equal(metrics.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8')
+  })
+
   it('should mark a request body optional only where the operation takes none (transaction list)', async () => {
     const optional = Object.entries(document.paths).filter(([, operations]) => (operations.post as { requestBody?: { required: boolean } } | undefined)?.requestBody?.required === false)
     assert.deepEqual(optional.map(([path]) => path), ['/v1/transaction/list'])

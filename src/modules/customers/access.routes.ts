@@ -1,6 +1,6 @@
 import type { App } from '../../platform/app-types.js'
 import type { RateLimitStore } from '../../platform/rate-limit.js'
-import { operation } from '../../platform/schemas.js'
+import { operation, textAnswer } from '../../platform/schemas.js'
 import { MessageResponse, ResetConfirmBody, ResetRequestBody, SignInBody, SignInResponse, StatusResponse } from './access.schemas.js'
 import { RESET_PAGE_HEADERS, RESET_PAGE_HTML } from './password-reset.page.js'
 import type { PasswordResetService } from './password-reset.service.js'
@@ -84,7 +84,7 @@ export function resetPageRoutes(app: App, reset: PasswordResetService, limiter: 
         summary: 'Password reset page',
         description:
           'A small self-contained HTML form (no external assets) that reads `token` from its address and submits it with the new password to POST /reset-password (D-37). No credentials.',
-        produces: ['text/html']
+        response: { 200: textAnswer('The reset page.', 'text/html') }
       }
     },
     async (_request, reply) => reply.headers(RESET_PAGE_HEADERS).send(RESET_PAGE_HTML)

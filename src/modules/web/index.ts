@@ -6,6 +6,7 @@ import type { AppContext } from '../../app.js'
 import type { App } from '../../platform/app-types.js'
 import { sendProblem, unroutedProblem } from '../../platform/error-handler.js'
 import { Problem } from '../../platform/problems.js'
+import { textAnswer } from '../../platform/schemas.js'
 import { BuiltPages, PAGE_HEADERS, type PageName } from './pages.js'
 
 const tags = ['operations']
@@ -39,7 +40,7 @@ export function webModule(context: AppContext, pages = new BuiltPages()) {
           summary: 'Staff console',
           description:
             'The web console for the shop staff (issue 9): sign in with a staff API key (kept in the tab\'s sessionStorage only), the board of open orders per service, orders with receipt, note and history, customers, and the catalogue. Static files; every call it makes is a /v1 operation with Basic credentials.',
-          produces: ['text/html']
+          response: { 200: textAnswer('The console page.', 'text/html') }
         }
       },
       async (_request, reply) => send(reply, 'index.html')
@@ -55,7 +56,8 @@ export function webModule(context: AppContext, pages = new BuiltPages()) {
           description:
             "The customer's tracking page for a link from POST /v1/transaction/{transaction_id}/tracking: the service, the progress bar, the current step and the timeline, read from POST /track/{token}/status. No credentials.",
           params: Type.Object({ token: Type.String({ maxLength: 500 }) }),
-          produces: ['text/html']
+          // The page itself is static; an unknown or expired token is told so by the status it reads.
+          response: { 200: textAnswer('The tracking page, for any token.', 'text/html') }
         }
       },
       async (_request, reply) => send(reply, 'track.html')
