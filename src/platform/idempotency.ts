@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Clock } from '../common/clock.js'
 import { canonicalJson } from '../common/canonical-json.js'
-import { hmac } from '../common/crypto.js'
+import { decrypt, encrypt, hmac } from '../common/crypto.js'
 import type { Database } from '../db/database.js'
 import { prepare } from '../db/prepared.js'
 import type { DB } from '../db/schema.js'
@@ -128,6 +128,7 @@ function queries(db: Kysely<DB>) {
 export class Writes {
   private readonly q: ReturnType<typeof queries>
   private readonly fingerprintKey: Buffer
+  private readonly answerKey: Buffer
 
   /**
    * `dataKey` (payments/card-key.ts, the same in every process) keys the fingerprints of request
@@ -142,6 +143,19 @@ export class Writes {
   ) {
     this.q = queries(database.db)
     this.fingerprintKey = hmac(dataKey, 'service-ordering idempotency fingerprint v1')
+    // Answers are kept sealed: one may carry a credential (a tracking link's token, which the
+    // database otherwise holds only hashed and sealed, README), and all carry customers' data.
+    this.answerKey = hmac(dataKey, 'service-ordering idempotency answer v1')
+  }
+
+  /** An answer as kept for 24 hours: sealed with the data key. */
+  private seal(answer: unknown): string {
+    return encrypt(this.answerKey, JSON.stringify(answer))
+  }
+
+  /** A kept answer; one kept in the clear, before answers were sealed, is read as it is. */
+  private unseal(kept: string): unknown {
+    return JSON.parse(kept.startsWith('v1.') ? decrypt(this.answerKey, kept) : kept) as unknown
   }
 
   /** Runs `work` in a transaction; with a key, at most once per key, path and body. */
@@ -154,14 +168,14 @@ export class Writes {
         const replay = await this.claim(trx, scope)
         if (replay !== undefined) return replay as T
         const value = await work(trx)
-        await this.q.overwrite.run(trx, { ...scope, status_code: 200, response: JSON.stringify(value), created_at: this.clock.now() })
+        await this.q.overwrite.run(trx, { ...scope, status_code: 200, response: this.seal(value), created_at: this.clock.now() })
         return value
       })
     } catch (error) {
       if (isReplayable(error)) {
         // The use case rolled back; its failure is recorded on its own so a repeat answers the same.
         await this.database.unitOfWork.run(async (trx) => {
-          await this.q.claim.run(trx, { ...scope, status_code: error.status, response: JSON.stringify(error.toDocument()), created_at: this.clock.now() })
+          await this.q.claim.run(trx, { ...scope, status_code: error.status, response: this.seal(error.toDocument()), created_at: this.clock.now() })
         })
       }
       throw error
@@ -179,8 +193,8 @@ export class Writes {
       return undefined
     }
     if (existing.fingerprint !== scope.fingerprint) throw problems.idempotencyKeyReused()
-    if (existing.status_code === 200) return JSON.parse(existing.response) as unknown
-    const document = JSON.parse(existing.response) as ProblemDocument
+    if (existing.status_code === 200) return this.unseal(existing.response)
+    const document = this.unseal(existing.response) as ProblemDocument
     throw new ReplayedProblem(document.code, document.detail, document.errors)
   }
 

@@ -98,6 +98,22 @@ describeEachDialect('Idempotency-Key (D-52, D-21)', (t) => {
     problem(await t.post('/v1/service/create', { service_name: 'Polish', description: 'Shine' }, { headers, auth: t.auth.admin }), 'service_exists')
   })
 
+  it('should keep answers sealed, and still replay one kept in the clear before answers were sealed', async () => {
+    const headers = { 'idempotency-key': 'sealed-1' }
+    const first = ok(await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers }))
+    const kept = () => t.database.db.selectFrom('idempotency_keys').select('response').where('key', '=', 'sealed-1').executeTakeFirstOrThrow()
+    const sealed = (await kept()).response
+    assert.match(sealed, /^v1\.[\w-]+\.[\w-]+\.[\w-]+$/)
+    assert.ok(!sealed.includes('successfully'))
+    await t.database.db.updateTable('idempotency_keys').set({ response: JSON.stringify(first) }).where('key', '=', 'sealed-1').execute()
+    assert.deepEqual(ok(await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers })), first)
+    // A kept failure is sealed and replayed too.
+    const failing = { 'idempotency-key': 'sealed-2' }
+    const refused = problem(await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers: failing }), 'service_exists')
+    assert.match((await t.database.db.selectFrom('idempotency_keys').select('response').where('key', '=', 'sealed-2').executeTakeFirstOrThrow()).response, /^v1\./)
+    assert.deepEqual(problem(await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers: failing }), 'service_exists'), refused)
+  })
+
   it('should run again once the key is older than 24 hours', async () => {
     const headers = { 'idempotency-key': 'old-key' }
     ok(await t.post('/v1/service/create', { service_name: 'Starch', description: 'Stiffen' }, { headers }))

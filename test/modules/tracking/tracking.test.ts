@@ -161,6 +161,11 @@ describeEachDialect(
       const once = tokenOf(ok(await renew(o.transaction_id, { headers })))
       assert.equal(tokenOf(ok(await renew(o.transaction_id, { headers }))), once)
       assert.equal(tokenOf(ok(await link(o.transaction_id))), once)
+      // The answer kept for the retry is sealed: the database never holds a live token in the clear.
+      const kept = await t.database.db.selectFrom('idempotency_keys').select('response').where('key', '=', headers['idempotency-key']).execute()
+      assert.equal(kept.length, 1)
+      assert.match(kept[0]!.response, /^v1\./)
+      assert.ok(!kept[0]!.response.includes(once))
     })
 
     it('should renew on a first call whose stored token cannot be unsealed (another data key)', async () => {
