@@ -10,8 +10,10 @@ export const TrackingLinkResponse = Type.Object({
   tracking_url: Type.String({ description: '`PUBLIC_URL/track/<token>`; the token is 32 random bytes, base64url.' })
 })
 
-// Any text the router passes (up to 500 characters) is looked up: a malformed token is just unknown (404).
-export const TokenParams = Type.Object({ token: Type.String({ maxLength: 500 }) })
+// Any token the router passes, of any length and any characters, is looked up by its hash: a
+// malformed one is just unknown, 404 as a replaced one, not a 400 for a field the client did not
+// write as one.
+export const TokenParams = Type.Object({ token: Type.String() })
 
 /**
  * What the public tracking page may know (issue 9): the service, the progress bar, the current

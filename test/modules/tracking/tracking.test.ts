@@ -128,7 +128,7 @@ describeEachDialect(
     })
 
     it('should answer 404 transaction_not_found for an unknown or malformed token', async () => {
-      for (const token of ['A'.repeat(43), 'nope', '%20', 'x'.repeat(400)]) {
+      for (const token of ['A'.repeat(43), 'nope', '%20', 'x'.repeat(400), 'x'.repeat(600), 'x'.repeat(5000), '%00']) {
         const body = problem(await status(t, token), 'transaction_not_found')
         assert.equal(body.detail, 'This tracking link is not valid; ask the shop for a new one.')
       }
