@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
 import http from 'node:http'
+import os from 'node:os'
+import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { basic, DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
-import { Child, databaseUrl, waitUntilRefused } from '../helpers/processes.js'
+import { Child, childEnv, databaseUrl, ROOT, waitUntilRefused } from '../helpers/processes.js'
 
 const KEY_ID = 'drain_admin'
 const SECRET = 'd'.repeat(43)
@@ -245,3 +249,44 @@ for (const dialect of DIALECTS) {
     })
   })
 }
+
+describe('npm start and npm run cli under a signal (D-72)', () => {
+  // npm runs a script with `sh -c` and passes SIGTERM to that shell. Unless the script execs node,
+  // the shell dies and the server lives on, orphaned, never draining nor exiting.
+  for (const name of ['start', 'cli'] as const) {
+    it(`should stop the server when the shell running the ${name} script is sent SIGTERM`, async () => {
+      const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+      // The script as written, run from the sources (npm runs it on dist/ after its build).
+      const command = scripts[name]!.replace(/\bnode /, `${process.execPath} --import tsx `).replace(/dist\/(\w+)\.js/, 'src/$1.ts')
+      assert.match(command, /src\/(main|cli)\.ts/)
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'so-npm-start-'))
+      const shell = spawn('sh', ['-c', name === 'cli' ? `${command} serve` : command], {
+        cwd: ROOT,
+        env: { ...childEnv({ PORT: '0', DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'db.sqlite')}`, DISPATCHER: 'off' }) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group: should the server outlive the shell, the group is killed below.
+        detached: true
+      })
+      try {
+        const port = await new Promise<number>((resolve, reject) => {
+          let out = ''
+          shell.stdout.on('data', (chunk: Buffer) => {
+            out += chunk.toString('utf8')
+            const match = /"url":"http:\/\/[^:]+:(\d+)"/.exec(out)
+            if (match !== null) resolve(Number(match[1]))
+          })
+          shell.once('exit', (code) => reject(new Error(`exited ${code} before listening: ${out}`)))
+        })
+        shell.kill('SIGTERM')
+        await waitUntilRefused(port, '127.0.0.1', 15_000)
+      } finally {
+        try {
+          process.kill(-shell.pid!, 'SIGKILL')
+        } catch {
+          // the group is gone already
+        }
+        fs.rmSync(dataDir, { recursive: true, force: true })
+      }
+    })
+  }
+})
