@@ -11,6 +11,26 @@ import { checkDataKey } from './modules/payments/data-key-check.js'
 import type { App } from './platform/app-types.js'
 import { createLogger } from './platform/logger.js'
 
+/**
+ * How long closing the database may take once requests are done or cut. A statement that never
+ * ends (STATEMENT_TIMEOUT_MS=0, and a database that stopped answering or a lock never released)
+ * keeps its connection, and closing the pool waits for it: without a bound the process never exited.
+ */
+const DATABASE_CLOSE_MS = 2000
+
+/** Whether `promise` settled within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** A listening server and what it holds open. */
 export interface RunningServer {
   readonly app: App
@@ -83,7 +103,9 @@ export async function startServer(config: Config, options: { logger?: Logger; cl
           await Promise.all([dispatcher?.stop({ drainMs }), running.close()])
         } finally {
           clearTimeout(timer)
-          await database.close()
+          if (!(await settlesWithin(database.close(), DATABASE_CLOSE_MS))) {
+            logger.warn('stopped before the database connections closed: a statement was still waiting for the database')
+          }
         }
       }
     }

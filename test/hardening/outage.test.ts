@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase, type Database } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
+import { startServer } from '../../src/server.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { App } from '../../src/platform/app-types.js'
 import { createLogger } from '../../src/platform/logger.js'
@@ -194,4 +195,45 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
       process.stdout.write(`outage (${how}): slowest 503 ${Math.round(first)} ms, then ${Math.round(second)} ms\n`)
     })
   }
+})
+
+describe('shutdown while a statement never ends (STATEMENT_TIMEOUT_MS=0, D-72)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
+  it('should still end: requests are cut after the drain and closing the database is bounded', async () => {
+    const test = await createTestDatabase('postgres')
+    const direct = new URL(test.database.kind === 'postgres' ? test.database.url : '')
+    const proxy = new TcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) })
+    await proxy.start()
+    const viaProxy = new URL(direct)
+    viaProxy.host = `127.0.0.1:${proxy.port}`
+    const logs: string[] = []
+    const server = await startServer(
+      loadConfig({
+        DATABASE_URL: viaProxy.toString(),
+        DATA_DIR: test.dataDir,
+        PORT: '0',
+        DISPATCHER: 'off',
+        STATEMENT_TIMEOUT_MS: '0',
+        BOOTSTRAP_API_KEY: `hung_admin:${'h'.repeat(43)}`
+      }),
+      { logger: createLogger('warn', { write: (line: string) => void logs.push(line) }) }
+    )
+    try {
+      await proxy.cut('partition')
+      // Its statements wait for an answer that never comes, with no timeout of their own.
+      const hung = fetch(`${server.url}/v1/service/stats`, { method: 'POST', headers: { authorization: basic('hung_admin', 'h'.repeat(43)) } }).catch(
+        (error: unknown) => error
+      )
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const started = performance.now()
+      await within(PROMPT_MS, server.close(500), 'close')
+      // 0.5 s of drain and at most 2 s for the database: well under the 10 s of D-72.
+      assert.ok(performance.now() - started < 5000, `close took ${Math.round(performance.now() - started)} ms`)
+      assert.ok(await hung instanceof Error, 'the request in flight was cut')
+      assert.ok(logs.some((line) => line.includes('stopped before the database connections closed')), logs.join('\n'))
+    } finally {
+      await proxy.restore()
+      await proxy.close()
+      await test.drop()
+    }
+  })
 })
