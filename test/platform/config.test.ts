@@ -249,6 +249,15 @@ describe('loadConfig refusals: one line naming the variable and what it accepts 
       'SMTP_URL must be a URL starting with smtp: or smtps: (got "https://mailer:***@mail.example.com")'
     )
     assert.ok(!errorOf({ DATABASE_URL: 'postgres://so:hunter2@db:port/so' }).includes('hunter2'))
+    // An unencoded @ in the password, and credentials in the query string.
+    assert.equal(
+      errorOf({ REDIS_URL: 'http://user:my@secret@host:6379' }),
+      'REDIS_URL must be a URL starting with redis: or rediss: (got "http://user:***@host:6379")'
+    )
+    assert.equal(
+      errorOf({ DATABASE_URL: 'mysql://h/db?user=so&password=hunter2&Token=t0k&ssl=true' }),
+      'DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "mysql://h/db?user=so&password=***&Token=***&ssl=true")'
+    )
   })
 })
 
