@@ -119,13 +119,14 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE)
     return
   }
+  if (command === 'serve') {
+    // Issue 10: --workers N overrides WORKERS and is checked by the same rule (config.ts); the
+    // environment's WORKERS is not read at all then (WORKERS=2 with --workers 1 was refused on SQLite).
+    const { values } = parseArgs({ args, options: { workers: { type: 'string' } }, strict: true })
+    return serve(configOrExit(values.workers === undefined ? process.env : { ...process.env, WORKERS: values.workers }))
+  }
   const config = configOrExit()
   switch (command) {
-    case 'serve': {
-      // Issue 10: --workers N overrides WORKERS and is checked by the same rule (config.ts).
-      const { values } = parseArgs({ args, options: { workers: { type: 'string' } }, strict: true })
-      return serve(values.workers === undefined ? config : configOrExit({ ...process.env, WORKERS: values.workers }))
-    }
     case 'migrate': {
       noArguments(args)
       const database = openDatabase(config)

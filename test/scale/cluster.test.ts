@@ -4,7 +4,7 @@ import net from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
-import { run, waitUntilRefused, type Child } from '../helpers/processes.js'
+import { Child, run, waitUntilRefused } from '../helpers/processes.js'
 import { ADMIN_AUTH, sharedEnv, startApi, startSlowRequest, stopAll, type ApiProcess } from './harness.js'
 
 /**
@@ -117,6 +117,18 @@ describe('serve --workers: refusals (issue 10)', () => {
       result.stderr,
       'service-ordering: invalid configuration: WORKERS (or serve --workers) must be 1 with SQLite (got 2); several API processes need a postgres:// DATABASE_URL\n'
     )
+  })
+
+  it('should take --workers over WORKERS, whatever WORKERS holds', async () => {
+    for (const workers of ['2', 'abc']) {
+      const server = new Child('src/cli.ts', ['serve', '--workers', '1'], { DATABASE_URL: 'sqlite::memory:', PORT: '0', DISPATCHER: 'off', WORKERS: workers })
+      try {
+        await server.waitForLine((line) => line.includes('service-ordering is listening'))
+      } finally {
+        server.kill('SIGTERM')
+        await server.exit(15_000)
+      }
+    }
   })
 
   it('should refuse a bad --workers value like a bad WORKERS, exit status 1', async () => {
