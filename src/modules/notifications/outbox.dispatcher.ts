@@ -86,7 +86,11 @@ export class Dispatcher {
     this.loop = this.run()
   }
 
-  /** Asks for a poll now, e.g. right after a commit that wrote outbox rows. */
+  /**
+   * Asks for a poll now. Nothing in the server calls it yet: a commit does not tell which of its
+   * rows were outbox rows, and nudging after every write would cost PostgreSQL a claim statement
+   * per write. So a message waits for the next poll (500 ms at most, D-61).
+   */
   nudge(): void {
     if (this.wake !== null) this.wake()
     else this.nudged = true
