@@ -31,6 +31,20 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   }
 }
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** The database; a SQLite file that cannot be opened is named with its settings (D-01), not only "unable to open database file". */
+function openNamingTheSetting(config: Config): Database {
+  try {
+    return openDatabase(config)
+  } catch (error) {
+    if (config.database.kind !== 'sqlite' || (error as { code?: string }).code !== 'SQLITE_CANTOPEN') throw error
+    throw new Error(`the SQLite database ${config.database.file} (DATABASE_URL, or DATA_DIR) cannot be opened: ${messageOf(error)}`)
+  }
+}
+
 /** A listening server and what it holds open. */
 export interface RunningServer {
   readonly app: App
@@ -76,7 +90,7 @@ export async function prepareStart(config: Config, options: { logger?: Logger; c
 export async function startServer(config: Config, options: { logger?: Logger; clock?: Clock; prepared?: boolean } = {}): Promise<RunningServer> {
   const clock = options.clock ?? systemClock
   const logger = options.logger ?? createLogger(config.logLevel)
-  const database = openDatabase(config)
+  const database = openNamingTheSetting(config)
   let app: App | undefined
   try {
     const dataKey = loadCardKey(config)
@@ -86,7 +100,10 @@ export async function startServer(config: Config, options: { logger?: Logger; cl
       await checkDataKey(database.db, dataKey)
     }
     app = await buildApp({ config, database, dataKey, clock, logger })
-    const url = await app.listen({ port: config.port, host: config.host })
+    const url = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+      // D-01: the one line names the settings; Node's own says only "listen EADDRNOTAVAIL …".
+      throw new Error(`cannot listen on HOST ${config.host} and PORT ${config.port}: ${messageOf(error)}`)
+    })
     const running = app
     // D-61: the event dispatcher runs in the API process unless DISPATCHER=off (`service-ordering worker`).
     const dispatcher = config.dispatcher ? createDispatcher({ settings: config, database, dataKey, clock, logger }) : null

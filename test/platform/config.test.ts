@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import { ConfigError, loadConfig, type Config } from '../../src/config.js'
@@ -294,6 +295,24 @@ describe('a bad configuration stops the process (D-01)', () => {
     assert.equal(result.code, 1)
     assert.equal(result.stdout, '')
     assert.equal(result.stderr, "service-ordering: could not start: ENOENT: no such file or directory, mkdir '/proc/so-config-test'\n")
+  })
+
+  it('should name the settings in the one line when the SQLite file cannot be opened or the address not listened on (D-01)', async () => {
+    const file = await run('src/main.ts', [], { PORT: '0', DATABASE_URL: 'sqlite:/proc/so-config-test.db' })
+    assert.equal(file.code, 1)
+    assert.equal(
+      file.stderr,
+      'service-ordering: could not start: the SQLite database /proc/so-config-test.db (DATABASE_URL, or DATA_DIR) cannot be opened: unable to open database file\n'
+    )
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'so-config-host-'))
+    try {
+      // 192.0.2.1 (TEST-NET-1) is never an address of this machine.
+      const host = await run('src/main.ts', [], { PORT: '0', HOST: '192.0.2.1', DATA_DIR: dataDir })
+      assert.equal(host.code, 1)
+      assert.match(host.stderr, /^service-ordering: could not start: cannot listen on HOST 192\.0\.2\.1 and PORT 0: listen EADDRNOTAVAIL[^\n]*\n$/)
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 
   it('should exit 1 with the same line from the CLI', async () => {
