@@ -7,6 +7,7 @@ import type { App } from '../../platform/app-types.js'
 import { registerErrorHandling } from '../../platform/error-handler.js'
 import { registerHealth } from '../../platform/health.js'
 import { Metrics } from '../../platform/metrics.js'
+import { registerRequestContext, requestIdOf } from '../../platform/request-context.js'
 import { registerOutboxMetrics } from './notifications.metrics.js'
 
 /** The worker's own HTTP listener, once listening. */
@@ -33,10 +34,13 @@ export function workerMetrics(database: Database): Metrics {
 export async function startWorkerHttp(config: Config, port: number, database: Database, metrics: Metrics, logger: Logger): Promise<WorkerHttp> {
   const app: App = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    // D-73 holds here too: every answer carries X-Request-Id and leaves one log line and metric sample.
+    genReqId: requestIdOf,
     // As the API (app.ts): Fastify's `disableRequestLogging` option prints a plain-text deprecation warning (D-73: every line is JSON).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' })
   }).withTypeProvider<TypeBoxTypeProvider>()
   registerErrorHandling(app, database.dialect)
+  registerRequestContext(app, metrics)
   registerHealth(app, database, metrics)
   const url = await app.listen({ host: config.host, port })
   return { url, close: () => app.close() }

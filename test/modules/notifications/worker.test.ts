@@ -62,9 +62,15 @@ describeEachDialect('service-ordering worker and outbox commands (D-61, D-90)', 
       assert.match(text, /^outbox_deliveries_total\{channel="trak"\} 1$/m)
       assert.match(text, /^outbox_backlog\{channel="trak",status="pending"\} 0$/m)
 
-      assert.deepEqual(await (await fetch(`${base}/healthz`)).json(), { status: 'ok' })
+      assert.match(metrics.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/)
+      const health = await fetch(`${base}/healthz`, { headers: { 'x-request-id': 'scrape-1' } })
+      assert.deepEqual(await health.json(), { status: 'ok' })
+      // D-73: its answers carry X-Request-Id as the API's do.
+      assert.equal(health.headers.get('x-request-id'), 'scrape-1')
+      assert.equal(health.headers.get('x-content-type-options'), 'nosniff')
       assert.deepEqual(await (await fetch(`${base}/readyz`)).json(), { status: 'ready' })
       const unknown = await fetch(`${base}/v1/service/stats`, { method: 'POST' })
+      assert.match(unknown.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/)
       assert.equal(unknown.status, 404)
       assert.equal(unknown.headers.get('content-type'), 'application/problem+json; charset=utf-8')
       assert.equal(((await unknown.json()) as { code: string }).code, 'route_not_found')
