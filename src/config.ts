@@ -88,11 +88,12 @@ function text(env: Env, name: string): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim()
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+/** An integer setting; `shownAs` names it in the error where it has another spelling too. */
+function integer(env: Env, name: string, fallback: number, min: number, max: number, shownAs = name): number {
   const raw = text(env, name)
   if (raw === undefined) return fallback
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    fail(name, `a whole number from ${min} to ${max}`, raw)
+    fail(shownAs, `a whole number from ${min} to ${max}`, raw)
   }
   return Number(raw)
 }
@@ -267,7 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpMaxHeaderSize: integer(env, 'HTTP_MAX_HEADER_SIZE', 16_384, 1024, 1_048_576),
     databasePoolTimeoutMs: integer(env, 'DATABASE_POOL_TIMEOUT_MS', 3000, 1, 600_000),
     databasePoolQueueMax: integer(env, 'DATABASE_POOL_QUEUE_MAX', 1000, 0, 100_000),
-    workers: integer(env, 'WORKERS', 1, 1, 64),
+    workers: integer(env, 'WORKERS', 1, 1, 64, 'WORKERS (or serve --workers)'),
     redisUrl: httpUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     workerMetricsPort: text(env, 'WORKER_METRICS_PORT') === undefined ? null : integer(env, 'WORKER_METRICS_PORT', 0, 0, 65535)
   }

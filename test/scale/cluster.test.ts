@@ -134,7 +134,7 @@ describe('serve --workers: refusals (issue 10)', () => {
   it('should refuse a bad --workers value like a bad WORKERS, exit status 1', async () => {
     const result = await run('src/cli.ts', ['serve', '--workers', 'two'], { DATABASE_URL: 'sqlite::memory:' })
     assert.equal(result.code, 1)
-    assert.equal(result.stderr, 'service-ordering: invalid configuration: WORKERS must be a whole number from 1 to 64 (got "two")\n')
+    assert.equal(result.stderr, 'service-ordering: invalid configuration: WORKERS (or serve --workers) must be a whole number from 1 to 64 (got "two")\n')
   })
 
   it('should stop with exit status 1 when the workers cannot start (a busy port)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, async () => {

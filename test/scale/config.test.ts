@@ -32,8 +32,8 @@ describe('scale-out configuration (issue 10)', () => {
   })
 
   it('should refuse WORKERS out of range, and above 1 on SQLite', () => {
-    assert.equal(errorOf({ DATABASE_URL: PG, WORKERS: '0' }), 'WORKERS must be a whole number from 1 to 64 (got "0")')
-    assert.equal(errorOf({ DATABASE_URL: PG, WORKERS: '65' }), 'WORKERS must be a whole number from 1 to 64 (got "65")')
+    assert.equal(errorOf({ DATABASE_URL: PG, WORKERS: '0' }), 'WORKERS (or serve --workers) must be a whole number from 1 to 64 (got "0")')
+    assert.equal(errorOf({ DATABASE_URL: PG, WORKERS: '65' }), 'WORKERS (or serve --workers) must be a whole number from 1 to 64 (got "65")')
     assert.equal(
       errorOf({ WORKERS: '2' }),
       'WORKERS (or serve --workers) must be 1 with SQLite (got 2); several API processes need a postgres:// DATABASE_URL'
