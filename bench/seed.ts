@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely } from 'kysely'
 import { hashPassword, sha256Hex } from '../src/common/crypto.js'
 import type { Database } from '../src/db/database.js'
 import type { DB } from '../src/db/schema.js'
-import { nameKey } from '../src/modules/customers/customers.fields.js'
+import { nameKey } from '../src/modules/customers/name-key.js'
 
 /** How big the data set is (issue 7: 10,000 customers, 20 services of 6 steps with 30 items, 100,000 transactions of ~5 lines). */
 export interface SeedSizes {

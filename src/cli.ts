@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
+import { messageOf } from './common/async.js'
 import { systemClock } from './common/clock.js'
 import type { Config } from './config.js'
 import { openDatabase, type Database } from './db/database.js'
@@ -163,6 +164,6 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`service-ordering: ${(error as Error).message}\n\n${USAGE}`)
     process.exit(2)
   }
-  process.stderr.write(`service-ordering: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.stderr.write(`service-ordering: ${messageOf(error)}\n`)
   process.exit(1)
 })

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino'
 import { buildApp } from './app.js'
+import { messageOf, settlesWithin } from './common/async.js'
 import { systemClock, type Clock } from './common/clock.js'
 import type { Config } from './config.js'
 import { openDatabase, type Database } from './db/database.js'
@@ -17,23 +18,6 @@ import { createLogger } from './platform/logger.js'
  * keeps its connection, and closing the pool waits for it: without a bound the process never exited.
  */
 const DATABASE_CLOSE_MS = 2000
-
-/** Whether `promise` settled within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms)
-  })
-  try {
-    return await Promise.race([promise.then(() => true, () => true), late])
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
 
 /** The database; a SQLite file that cannot be opened is named with its settings (D-01), not only "unable to open database file". */
 function openNamingTheSetting(config: Config): Database {

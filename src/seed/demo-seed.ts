@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js'
 import { encodeEvents, parseEvents } from '../modules/catalogue/events.js'
 import { itemsRepository } from '../modules/catalogue/items.repository.js'
 import { cleanServiceName, defaultImageTitle, serviceNameKey, serviceNameProblem } from '../modules/catalogue/names.js'
-import { nameKey } from '../modules/customers/customers.fields.js'
+import { nameKey } from '../modules/customers/name-key.js'
 import { servicesRepository } from '../modules/catalogue/services.repository.js'
 import { DEMO_CUSTOMERS, DEMO_SERVICES, type DemoCustomer, type DemoService } from './demo-data.js'
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { nameKey } from '../../modules/customers/customers.fields.js'
+import { nameKey } from '../../modules/customers/name-key.js'
 import type { Dialect } from '../dialect.js'
 
 const PAGE = 1000

@@ -1,6 +1,7 @@
 import { EMAIL_MESSAGE, isValidEmail, normalizeEmail } from '../../common/email.js'
 import { problems, type FieldError } from '../../platform/problems.js'
-import { cleanText, nameKey, nameProblem, phoneDigits, splitName } from './customers.fields.js'
+import { cleanText, nameProblem, phoneDigits, splitName } from './customers.fields.js'
+import { nameKey } from './name-key.js'
 import type { CustomerUpdate } from './customers.repository.js'
 import type { CustomerChanges } from './customers.schemas.js'
 import { placeOfZip } from './zip-codes.js'

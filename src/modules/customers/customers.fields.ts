@@ -2,8 +2,6 @@ import { EMAIL_MESSAGE, isValidEmail, normalizeEmail } from '../../common/email.
 import { invalidField, problems } from '../../platform/problems.js'
 import { placeOfZip, type Place } from './zip-codes.js'
 
-export { nameKey } from './name-key.js'
-
 /** D-70 "names 100": `customer_name` as a whole (so each of first and last name too). */
 export const NAME_MAX = 100
 

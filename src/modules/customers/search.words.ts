@@ -1,4 +1,4 @@
-import { nameKey } from './customers.fields.js'
+import { nameKey } from './name-key.js'
 
 /** One query word as a half-open range of lower-cased names starting with it: `from <= name < to`. */
 export interface PrefixRange {

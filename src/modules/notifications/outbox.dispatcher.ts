@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import type { Logger } from 'pino'
+import { settlesWithin } from '../../common/async.js'
 import type { Clock } from '../../common/clock.js'
 import type { Database } from '../../db/database.js'
 import { failed, type ChannelSet, type DeliveryResult, type OutboxDelivery } from './channels/channel.js'
@@ -104,12 +105,7 @@ export class Dispatcher {
     this.stopping = true
     this.wake?.()
     if (this.loop !== null) {
-      let timer: NodeJS.Timeout | undefined
-      const drained = await Promise.race([
-        this.loop.then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), options.drainMs ?? 10_000)))
-      ])
-      clearTimeout(timer)
+      const drained = await settlesWithin(this.loop, options.drainMs ?? 10_000)
       if (!drained) this.log.warn('stopped before the deliveries in flight finished; their leases will run out')
     }
     await Promise.all(Object.values(this.deps.channels).map((channel) => channel.close?.().catch(() => {})))

@@ -55,9 +55,8 @@ export function webModule(context: AppContext, pages = new BuiltPages()) {
           summary: 'Tracking page',
           description:
             "The customer's tracking page for a link from POST /v1/transaction/{transaction_id}/tracking: the service, the progress bar, the current step and the timeline, read from POST /track/{token}/status. No credentials.",
-          // Any token: the page is the same for all, and tells an unknown one so from its status.
+          // Any token: the page is the same for all, and tells an unknown one so from the status it reads.
           params: Type.Object({ token: Type.String() }),
-          // The page itself is static; an unknown or expired token is told so by the status it reads.
           response: { 200: textAnswer('The tracking page, for any token.', 'text/html') }
         }
       },
