@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.js'
 import { prepare } from '../../db/prepared.js'
 import { Counter } from 'prom-client'
 import type { Metrics } from '../../platform/metrics.js'
-import type { OutboxChannel, OutboxStatus } from './outbox.table.js'
+import { OUTBOX_CHANNELS as CHANNELS, type OutboxChannel, type OutboxStatus } from './outbox.table.js'
 
 /** What the dispatcher counts, per channel (D-71). */
 export interface OutboxCounters {
@@ -12,7 +12,6 @@ export interface OutboxCounters {
   dead(channel: OutboxChannel): void
 }
 
-const CHANNELS: readonly OutboxChannel[] = ['email', 'text', 'trak']
 // Delivered and skipped rows are history, not backlog.
 const BACKLOG_STATUSES: readonly OutboxStatus[] = ['pending', 'dead']
 

@@ -22,7 +22,16 @@ export interface ClaimedRow {
   last_error: string | null
 }
 
-type Due = { now: number }
+type Due = { now: number; skip1: OutboxChannel; skip2: OutboxChannel; skip3: OutboxChannel }
+
+/** The channels a claim passes over (all of them busy to the cap); at most the three there are. */
+export type SkippedChannels = readonly OutboxChannel[]
+
+// One statement for every set of skipped channels: the unused slots hold '', which no row's channel is.
+const NO_CHANNEL = '' as OutboxChannel
+function skipParams(skipped: SkippedChannels): Pick<Due, 'skip1' | 'skip2' | 'skip3'> {
+  return { skip1: skipped[0] ?? NO_CHANNEL, skip2: skipped[1] ?? NO_CHANNEL, skip3: skipped[2] ?? NO_CHANNEL }
+}
 
 // Rows that may be delivered now: pending, due, not leased (or the lease ran out: a killed
 // dispatcher loses nothing), and first in line of their order. D-60 order per transaction: an
@@ -33,6 +42,7 @@ function deliverable(db: Kysely<DB>, p: Param<Due>) {
     .selectFrom('outbox as o')
     .where('o.status', '=', 'pending')
     .where('o.next_attempt_at', '<=', p('now'))
+    .where('o.channel', 'not in', [p('skip1'), p('skip2'), p('skip3')])
     .where((eb) => eb.or([eb('o.claimed_until', 'is', null), eb('o.claimed_until', '<=', p('now'))]))
     .where((eb) =>
       eb.not(
@@ -111,12 +121,13 @@ export function outboxClaims(db: Kysely<DB>, dialect: Dialect) {
   )
 
   return {
-    /** True when some row could be claimed now; a read, so idle polls take no write lock. */
-    hasDue: async (reader: QueryRunner, now: number): Promise<boolean> => (await due.first(reader, { now })) !== undefined,
+    /** True when some row of a channel not skipped could be claimed now; a read, so idle polls take no write lock. */
+    hasDue: async (reader: QueryRunner, now: number, skipped: SkippedChannels = []): Promise<boolean> =>
+      (await due.first(reader, { now, ...skipParams(skipped) })) !== undefined,
 
-    /** Leases up to `limit` deliverable rows to dispatcher `me` until `until`, lowest id first. */
-    claim: async (trx: Transaction<DB>, me: string, now: number, until: number, limit: number): Promise<ClaimedRow[]> => {
-      const rows = await claim.rows(trx, { me, now, until, limit })
+    /** Leases up to `limit` deliverable rows of the channels not skipped to dispatcher `me` until `until`, lowest id first. */
+    claim: async (trx: Transaction<DB>, me: string, now: number, until: number, limit: number, skipped: SkippedChannels = []): Promise<ClaimedRow[]> => {
+      const rows = await claim.rows(trx, { me, now, until, limit, ...skipParams(skipped) })
       return rows.sort((a, b) => a.id - b.id)
     },
 

@@ -8,7 +8,8 @@ import { failed, type ChannelSet, type DeliveryResult, type OutboxDelivery } fro
 import { describeError } from './channels/errors.js'
 import type { OutboxCounters } from './notifications.metrics.js'
 import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './outbox.backoff.js'
-import { outboxClaims, type ClaimedRow, type OutboxClaims } from './outbox.claims.js'
+import { outboxClaims, type ClaimedRow, type OutboxClaims, type SkippedChannels } from './outbox.claims.js'
+import { OUTBOX_CHANNELS as CHANNELS, type OutboxChannel } from './outbox.table.js'
 
 /** How a dispatcher paces itself; every value can be made small for tests. */
 export interface DispatcherOptions {
@@ -16,7 +17,7 @@ export interface DispatcherOptions {
   readonly id: string
   /** Sleep between polls when there was nothing to do. */
   readonly pollIntervalMs: number
-  /** Rows claimed and delivered at once (each of another order, D-60). */
+  /** Rows claimed at once, and deliveries in flight per channel at most (each of another order, D-60). */
   readonly batchSize: number
   /** How long a claim holds; a dispatcher killed mid-delivery frees its rows when it runs out. */
   readonly leaseMs: number
@@ -62,9 +63,13 @@ export interface DispatcherDeps {
 const MAX_ERROR_PAUSE_MS = 30_000
 
 /**
- * Delivers outbox rows at least once (D-60, D-61): claim a batch in a short transaction, deliver
+ * Delivers outbox rows at least once (D-60, D-61): claim rows in a short transaction, deliver
  * outside any transaction, record each outcome in another short transaction that applies only while
  * the claim still holds. Polling alone is enough for correctness; `nudge()` only cuts latency.
+ *
+ * Deliveries run side by side, up to `batchSize` per channel, and each frees its place as soon as it
+ * settles: one that hangs (an SMTP server that never answers) holds back only its own order, whose
+ * later rows wait for it anyway (D-60), and never the deliveries of other orders or other channels.
  */
 export class Dispatcher {
   readonly id: string
@@ -74,6 +79,10 @@ export class Dispatcher {
   private stopping = false
   private wake: (() => void) | null = null
   private nudged = false
+  // Deliveries under way, and how many of them each channel has.
+  private readonly running = new Set<Promise<void>>()
+  private readonly busy = new Map<OutboxChannel, number>()
+  private settledSinceClaim = 0
 
   constructor(private readonly deps: DispatcherDeps) {
     this.id = deps.options.id
@@ -98,14 +107,14 @@ export class Dispatcher {
   }
 
   /**
-   * Stops polling and waits for the batch in flight to be delivered and recorded, at most `drainMs`;
-   * a batch left behind is not lost, its leases run out and another dispatcher takes it over.
+   * Stops polling and waits for the deliveries in flight to be delivered and recorded, at most
+   * `drainMs`; a delivery left behind is not lost, its lease runs out and another dispatcher takes it over.
    */
   async stop(options: { drainMs?: number } = {}): Promise<void> {
     this.stopping = true
     this.wake?.()
     if (this.loop !== null) {
-      const drained = await settlesWithin(this.loop, options.drainMs ?? 10_000)
+      const drained = await settlesWithin(this.loop.then(() => this.drained()), options.drainMs ?? 10_000)
       if (!drained) this.log.warn('stopped before the deliveries in flight finished; their leases will run out')
     }
     await Promise.all(Object.values(this.deps.channels).map((channel) => channel.close?.().catch(() => {})))
@@ -113,32 +122,62 @@ export class Dispatcher {
 
   /** One poll: claims what is deliverable now, delivers it, records the outcomes; returns the rows handled. */
   async runOnce(): Promise<number> {
-    const { database, clock, options } = this.deps
-    const now = clock.now()
-    // A read first, so an idle poll never takes SQLite's write lock or opens a PostgreSQL transaction.
-    if (!(await this.claims.hasDue(database.reader, now))) return 0
-    const rows = await database.unitOfWork.run((trx) => this.claims.claim(trx, this.id, now, now + options.leaseMs, options.batchSize))
-    // Each row is of another order (or of none), so they go out side by side.
+    const rows = await this.claimDue(this.deps.options.batchSize, [])
     await Promise.all(rows.map((row) => this.process(row)))
     return rows.length
   }
 
+  // A read first, so an idle poll never takes SQLite's write lock or opens a PostgreSQL transaction.
+  private async claimDue(limit: number, skipped: SkippedChannels): Promise<ClaimedRow[]> {
+    const { database, clock, options } = this.deps
+    const now = clock.now()
+    if (!(await this.claims.hasDue(database.reader, now, skipped))) return []
+    return database.unitOfWork.run((trx) => this.claims.claim(trx, this.id, now, now + options.leaseMs, limit, skipped))
+  }
+
   private async run(): Promise<void> {
+    const { batchSize, pollIntervalMs } = this.deps.options
     let errors = 0
     while (!this.stopping) {
-      let handled = 0
-      try {
-        handled = await this.runOnce()
-        errors = 0
-      } catch (error) {
-        errors++
-        this.log.error({ err: error }, 'outbox poll failed')
+      const skipped = CHANNELS.filter((channel) => (this.busy.get(channel) ?? 0) >= batchSize)
+      let claimed: ClaimedRow[] = []
+      if (skipped.length < CHANNELS.length) {
+        try {
+          claimed = await this.claimDue(batchSize, skipped)
+          this.settledSinceClaim = 0
+          errors = 0
+        } catch (error) {
+          errors++
+          this.log.error({ err: error }, 'outbox poll failed')
+        }
       }
-      // A full or partial batch may have freed the next rows of its orders: poll again at once.
-      if (handled > 0 || this.stopping) continue
-      const pause = errors === 0 ? this.deps.options.pollIntervalMs : Math.min(MAX_ERROR_PAUSE_MS, this.deps.options.pollIntervalMs * 2 ** errors)
+      for (const row of claimed) this.begin(row)
+      if (this.stopping) break
+      // A full claim leaves more due rows behind: claim again at once (while a channel has room).
+      if (claimed.length === batchSize) continue
+      // Otherwise wait for the poll interval, a nudge, or enough deliveries settling (see begin).
+      const pause = errors === 0 ? pollIntervalMs : Math.min(MAX_ERROR_PAUSE_MS, pollIntervalMs * 2 ** errors)
       await this.sleep(pause)
     }
+  }
+
+  // Runs one delivery in the background; when it settles, its order's next row may be due, so the
+  // loop is woken, but only once half a batch has settled (or nothing is left in flight): a claim
+  // per settled delivery would double the dispatcher's transactions under load.
+  private begin(row: ClaimedRow): void {
+    this.busy.set(row.channel, (this.busy.get(row.channel) ?? 0) + 1)
+    const delivery = this.process(row).finally(() => {
+      this.running.delete(delivery)
+      this.busy.set(row.channel, this.busy.get(row.channel)! - 1)
+      this.settledSinceClaim++
+      if (this.running.size === 0 || this.settledSinceClaim >= Math.ceil(this.deps.options.batchSize / 2)) this.nudge()
+    })
+    this.running.add(delivery)
+  }
+
+  // Resolves once no delivery is in flight; deliveries never reject (process records every outcome).
+  private async drained(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running])
   }
 
   // Waits `ms`, or less when nudged or stopped; a nudge that came during the last poll counts too.

@@ -3,6 +3,9 @@ import type { Generated } from 'kysely'
 /** Where an outbox message goes: the three step events of the spec (D-60). */
 export type OutboxChannel = 'email' | 'text' | 'trak'
 
+/** Every channel, in the order metrics list them. */
+export const OUTBOX_CHANNELS: readonly OutboxChannel[] = ['email', 'text', 'trak']
+
 /** What an outbox message says: a step was entered, or a password reset was asked for (D-36). */
 export type OutboxTemplate = 'step' | 'password_reset'
 

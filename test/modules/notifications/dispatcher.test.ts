@@ -284,6 +284,65 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     assert.equal((await trackedEntries(t, order.id)).length, 1)
   })
 
+  it('should deliver other orders while one delivery hangs: it holds back only its own order', async () => {
+    const stuck = await insertOrderFixture(t)
+    const others = [await insertOrderFixture(t), await insertOrderFixture(t)]
+    await enqueue(t, stepMessages(stuck, 1, ['email', 'trak']))
+    for (const order of others) await enqueue(t, stepMessages(order, 1, ['email', 'trak']))
+    const stuckEvent = (await outboxRows(t))[0]!.event_id
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const email: Channel = {
+      deliver: async (message) => {
+        if (message.eventId === stuckEvent) await released
+        return { kind: 'delivered' }
+      }
+    }
+    const dispatcher = dispatchers.create({ channels: { email }, options: { deliveryTimeoutMs: 50_000 } })
+    dispatcher.start()
+    // The other orders' e-mails and then their tracking entries go out while the first e-mail hangs.
+    for (const order of others) await waitFor('the other orders to be tracked', async () => (await trackedEntries(t, order.id)).length === 1)
+    const rows = await outboxRows(t)
+    assert.deepEqual(
+      rows.map((row) => [row.order_id, row.channel, row.status]),
+      [
+        [stuck.id, 'email', 'pending'],
+        [stuck.id, 'trak', 'pending'],
+        ...others.flatMap((order) => [[order.id, 'email', 'delivered'], [order.id, 'trak', 'delivered']])
+      ]
+    )
+    assert.equal(rows[0]!.claimed_by, dispatcher.id)
+    assert.equal(rows[1]!.claimed_by, null, 'the hanging order\'s next row waits for it (D-60)')
+    release()
+    await waitForSettled(t)
+    assert.equal((await trackedEntries(t, stuck.id)).length, 1)
+  })
+
+  it('should keep claiming for the other channels while one channel has its fill of deliveries in flight', async () => {
+    const orders = [await insertOrderFixture(t), await insertOrderFixture(t), await insertOrderFixture(t)]
+    const late = [await insertOrderFixture(t), await insertOrderFixture(t)]
+    for (const order of orders) await enqueue(t, stepMessages(order, 1, ['email']))
+    const hanging: Array<() => void> = []
+    const email: Channel = {
+      deliver: () => new Promise((resolve) => hanging.push(() => resolve({ kind: 'delivered' })))
+    }
+    const dispatcher = dispatchers.create({ channels: { email }, options: { batchSize: 2, deliveryTimeoutMs: 50_000 } })
+    dispatcher.start()
+    await waitFor('two e-mails in flight', () => hanging.length === 2)
+    // Tracking rows written after the e-mails are claimed past the third, waiting e-mail.
+    for (const order of late) await enqueue(t, stepMessages(order, 1, ['trak']))
+    for (const order of late) await waitFor('the tracking rows to go out', async () => (await trackedEntries(t, order.id)).length === 1)
+    const third = (await outboxRows(t))[2]!
+    assert.equal(third.status, 'pending')
+    assert.equal(third.claimed_by, null, 'no more than two e-mails at once')
+    assert.equal(hanging.length, 2)
+    for (const release of hanging.splice(0)) release()
+    await waitFor('the third e-mail', () => hanging.length === 1)
+    hanging[0]!()
+    const rows = await waitForSettled(t)
+    assert.ok(rows.every((row) => row.status === 'delivered'))
+  })
+
   it('should give up on a delivery that outlasts its time-out and retry it later', async () => {
     const order = await insertOrderFixture(t)
     await enqueue(t, stepMessages(order, 1, ['trak']))

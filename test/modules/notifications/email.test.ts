@@ -20,6 +20,7 @@ describeEachDialect('outbox email channel (D-60, D-36)', (t) => {
   after(() => smtp.close())
   beforeEach(async () => {
     smtp.messages.length = 0
+    smtp.refuseRecipient = () => undefined
     await resetOutbox(t)
   })
   afterEach(() => dispatchers.stopAll())
@@ -151,5 +152,25 @@ describeEachDialect('outbox email channel (D-60, D-36)', (t) => {
     assert.ok(row!.last_error !== null && row!.last_error.length > 0)
     assert.ok(!row!.last_error!.includes('hunter2'))
     assert.ok(!dispatchers.logs.join('\n').includes('hunter2'))
+  })
+
+  it('should let an e-mail die at once when the SMTP server refuses its recipient for good (5xx), and retry a 4xx', async () => {
+    const gone = await insertOrderFixture(t, { email: 'gone@example.com' }, STEPS)
+    const busy = await insertOrderFixture(t, { email: 'busy@example.com' }, STEPS)
+    await enqueue(t, stepMessages(gone, 1, ['email']))
+    await enqueue(t, stepMessages(busy, 1, ['email']))
+    smtp.refuseRecipient = (address) => (address === 'gone@example.com' ? 550 : 450)
+    const dispatcher = dispatchers.create({ settings: { smtpUrl: smtp.url } })
+    assert.equal(await dispatcher.runOnce(), 2)
+    const [dead, retried] = await outboxRows(t)
+    assert.equal(dead!.status, 'dead')
+    assert.equal(dead!.attempts, 1)
+    assert.match(dead!.last_error!, /^Can't send mail - all recipients were rejected: 550 No such mailbox here/)
+    assert.equal(retried!.status, 'pending')
+    assert.equal(retried!.attempts, 1)
+    assert.match(retried!.last_error!, /450 Mailbox busy, try later/)
+    assert.ok(retried!.next_attempt_at > retried!.updated_at)
+    assert.equal(smtp.messages.length, 0)
+    assert.ok(dispatchers.logs.some((line) => line.includes('outbox message is dead')))
   })
 })

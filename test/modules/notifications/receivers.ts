@@ -13,16 +13,24 @@ export interface ReceivedMail {
 export interface SmtpReceiver {
   readonly url: string
   readonly messages: ReceivedMail[]
+  /** The SMTP reply code refusing a recipient (RCPT TO), or undefined to accept it; accepts all unless replaced. */
+  refuseRecipient: (address: string) => number | undefined
   close(): Promise<void>
 }
 
 export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   const messages: ReceivedMail[] = []
+  let receiver: SmtpReceiver
   const server = new SMTPServer({
     // Plain SMTP on localhost: no STARTTLS (its self-signed certificate would be refused) and no AUTH.
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const code = receiver.refuseRecipient(address.address)
+      if (code === undefined) return callback()
+      callback(Object.assign(new Error(code >= 500 ? 'No such mailbox here' : 'Mailbox busy, try later'), { responseCode: code }))
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -38,11 +46,13 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
-  return {
+  receiver = {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    refuseRecipient: () => undefined,
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }
+  return receiver
 }
 
 /** One request as the HTTP receiver saw it. */

@@ -4,6 +4,7 @@ import { decrypt } from '../../../common/crypto.js'
 import type { Database } from '../../../db/database.js'
 import { fullName, type NotificationsRepository } from '../notifications.repository.js'
 import type { OutboxClaims } from '../outbox.claims.js'
+import { describeError, isPermanentSmtpRefusal } from './errors.js'
 import { failed, unsupported, type Channel, type DeliveryResult, type OnRecorded, type OutboxDelivery } from './channel.js'
 import { passwordResetEmail, stepEmail, type EmailContent } from './email.templates.js'
 import { writeMessageFile } from './outbox-files.js'
@@ -94,7 +95,13 @@ export function emailChannel(deps: EmailChannelDeps): Channel {
         messageId: `<${message.eventId}@service-ordering>`
       }
       if (smtp !== null) {
-        await smtp.sendMail({ ...mail, signal })
+        try {
+          await smtp.sendMail({ ...mail, signal })
+        } catch (error) {
+          // A refused recipient is dead at once; anything else is retried (the dispatcher records it).
+          if (isPermanentSmtpRefusal(error)) return failed(describeError(error), true)
+          throw error
+        }
       } else {
         const info = (await files.sendMail(mail)) as { message: Buffer }
         await writeMessageFile(mailDir, message.eventId, 'eml', info.message)
