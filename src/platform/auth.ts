@@ -18,7 +18,7 @@ export interface CredentialStore {
 
 /** Checks HTTP Basic credentials (D-10 to D-14) and customer passwords for sign-in (D-35). */
 export class Authenticator {
-  private readonly verifying = new Map<string, Promise<boolean>>()
+  private readonly verifying = new Map<string, Promise<boolean | number>>()
 
   constructor(
     private readonly store: CredentialStore,
@@ -60,7 +60,10 @@ export class Authenticator {
    *
    * Each slow check first reserves one failure and gives it back if the password matches, so many
    * guesses sent at once cannot all pass the limit before any of them has failed: at most 10 are
-   * ever checked. A password the cache already knows needs no reservation: it cannot fail.
+   * ever checked. A password the cache already knows needs no reservation: it cannot fail. Nor does
+   * a request whose very password is being checked already (a customer's app opening with many
+   * requests at once): it waits for that check, one guess however often it is sent. A reservation
+   * refused at the limit is given back too, so only real failures are ever counted.
    */
   async checkCustomerPassword(rawEmail: string, password: string): Promise<string | null> {
     const email = normalizeEmail(rawEmail)
@@ -72,42 +75,62 @@ export class Authenticator {
 
     const found = await this.store.findCustomerLogin(email)
     // A customer without a password cannot authenticate (D-10): checked like an unknown e-mail.
-    const login = found?.password_hash == null ? undefined : { id: found.id, hash: found.password_hash }
-    if (login !== undefined) {
-      const state = this.cache.check(login.id, login.hash, password)
-      if (state !== 'miss') {
-        if (state === 'refresh') void this.verifyOnce(login.id, login.hash, password).catch(() => {})
-        return login.id
-      }
-    }
-    const reserved = await this.limiter.hit(failKey, limit, windowMs)
-    if (!reserved.allowed) throw problems.rateLimited(reserved.retryAfterSeconds)
-    if (login === undefined) {
+    if (found?.password_hash == null) {
+      const reserved = await this.reserveFailure(failKey)
+      if (reserved !== true) throw problems.rateLimited(reserved)
       await verifyPassword(password, DUMMY_PASSWORD_HASH)
       return null
     }
-    if (!(await this.verifyOnce(login.id, login.hash, password))) return null
+    const login = { id: found.id, hash: found.password_hash }
+    const state = this.cache.check(login.id, login.hash, password)
+    if (state !== 'miss') {
+      if (state === 'refresh') void this.verifyOnce(login.id, login.hash, password, null).catch(() => {})
+      return login.id
+    }
+    const outcome = await this.verifyOnce(login.id, login.hash, password, failKey)
+    if (typeof outcome === 'number') throw problems.rateLimited(outcome)
+    return outcome ? login.id : null
+  }
+
+  /** Counts one failure ahead of a check: true, or the seconds to wait when the limit is reached (then nothing is counted). */
+  private async reserveFailure(failKey: string): Promise<true | number> {
+    const { limit, windowMs } = LIMITS.failedSignInsPerEmail
+    const reserved = await this.limiter.hit(failKey, limit, windowMs)
+    if (reserved.allowed) return true
     await this.limiter.refund(failKey)
-    return login.id
+    return reserved.retryAfterSeconds
   }
 
   /**
    * One slow hash per credential at a time: concurrent requests with the same e-mail, password and
-   * stored hash share it, so 32 connections of one customer cost one scrypt, not 32.
+   * stored hash share it, reservation included, so 32 connections of one customer cost one scrypt
+   * and one reservation, not 32. The entry is set before anything is awaited, so a request arriving
+   * a moment later always finds it. `failKey` null: a refresh of a cached password, nothing reserved.
+   * Answers whether the password matched, or the seconds to wait when the limit was reached.
    */
-  private verifyOnce(customerId: string, storedHash: string, password: string): Promise<boolean> {
-    const key = `${customerId}\n${storedHash}\n${this.cache.fingerprint(password)}`
+  private verifyOnce(customerId: string, storedHash: string, password: string, failKey: string | null): Promise<boolean | number> {
+    const key = this.verificationKey(customerId, storedHash, password)
     let pending = this.verifying.get(key)
     if (pending === undefined) {
-      pending = verifyPassword(password, storedHash)
-        .then((matches) => {
-          if (matches) this.cache.remember(customerId, storedHash, password)
-          return matches
-        })
-        .finally(() => this.verifying.delete(key))
+      pending = (async () => {
+        if (failKey !== null) {
+          const reserved = await this.reserveFailure(failKey)
+          if (reserved !== true) return reserved
+        }
+        const matches = await verifyPassword(password, storedHash)
+        if (matches) {
+          this.cache.remember(customerId, storedHash, password)
+          if (failKey !== null) await this.limiter.refund(failKey)
+        }
+        return matches
+      })().finally(() => this.verifying.delete(key))
       this.verifying.set(key, pending)
     }
     return pending
+  }
+
+  private verificationKey(customerId: string, storedHash: string, password: string): string {
+    return `${customerId}\n${storedHash}\n${this.cache.fingerprint(password)}`
   }
 
   /** Forgets a customer's verified credential at once (their password changed). */

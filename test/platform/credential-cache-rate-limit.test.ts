@@ -3,8 +3,11 @@ import { describe, it } from 'node:test'
 import { ManualClock } from '../../src/common/clock.js'
 import { VerifiedCredentialCache } from '../../src/platform/credential-cache.js'
 import { LIMITS, RateLimiter } from '../../src/platform/rate-limit.js'
+import { hashPassword } from '../../src/common/crypto.js'
+import { Authenticator } from '../../src/platform/auth.js'
 import { basic, describeEachDialect } from '../helpers/app.js'
-import { problem } from '../helpers/assertions.js'
+import { ok, problem } from '../helpers/assertions.js'
+import { customerWithPassword } from '../modules/customers/fixtures.js'
 
 const HASH_A = 'scrypt$32768$8$1$saltA$hashA'
 const HASH_B = 'scrypt$32768$8$1$saltB$hashB'
@@ -217,5 +220,71 @@ describe('verified credential refresh window (D-13, performance issue)', () => {
     assert.equal(cache.check('cus_1', 'hash-a', 'secret'), 'refresh')
     clock.advance(1)
     assert.equal(cache.check('cus_1', 'hash-a', 'secret'), 'miss')
+  })
+})
+
+describe('password checks at once and the failure count (D-13, D-14)', () => {
+  const PASSWORD = 'the right password'
+  let hash: string
+  const authenticator = (clock: ManualClock, limiter: RateLimiter) =>
+    new Authenticator(
+      {
+        findApiKey: async () => undefined,
+        findCustomerLogin: async (email) => (email === 'pat@example.com' ? { id: 'cus_pat', password_hash: hash } : undefined)
+      },
+      new VerifiedCredentialCache(clock),
+      limiter
+    )
+
+  it('should count no failure for a check refused at the limit, only for wrong passwords', async () => {
+    hash ??= await hashPassword(PASSWORD)
+    const clock = new ManualClock()
+    const limiter = new RateLimiter(clock)
+    const auth = authenticator(clock, limiter)
+    for (let i = 0; i < 9; i++) assert.equal(await auth.checkCustomerPassword('pat@example.com', `slip ${i}`), null)
+    // The right password reserves the tenth failure first; the three guesses behind it are refused.
+    const burst = await Promise.allSettled([PASSWORD, 'guess a', 'guess b', 'guess c'].map((password) => auth.checkCustomerPassword('pat@example.com', password)))
+    assert.deepEqual(
+      burst.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as { code: string }).code)),
+      ['cus_pat', 'rate_limited', 'rate_limited', 'rate_limited']
+    )
+    // Nine real failures so far: one more is allowed, and it is the tenth.
+    const key = `signin-fail:pat@example.com`
+    assert.equal(limiter.exhausted(key, LIMITS.failedSignInsPerEmail.limit, LIMITS.failedSignInsPerEmail.windowMs).allowed, true)
+    assert.equal(await auth.checkCustomerPassword('pat@example.com', 'the tenth slip'), null)
+    assert.equal(limiter.exhausted(key, LIMITS.failedSignInsPerEmail.limit, LIMITS.failedSignInsPerEmail.windowMs).allowed, false)
+  })
+
+  it('should let one password sent many times at once wait for its single check, reserving nothing more', async () => {
+    hash ??= await hashPassword(PASSWORD)
+    const clock = new ManualClock()
+    const limiter = new RateLimiter(clock)
+    const auth = authenticator(clock, limiter)
+    const right = await Promise.all(Array.from({ length: 30 }, () => auth.checkCustomerPassword('pat@example.com', PASSWORD)))
+    assert.ok(right.every((id) => id === 'cus_pat'))
+    clock.advance(61_000)
+    // The same wrong guess thirty times is one guess, one failure.
+    const wrong = await Promise.all(Array.from({ length: 30 }, () => auth.checkCustomerPassword('pat@example.com', 'one guess')))
+    assert.ok(wrong.every((id) => id === null))
+    for (let i = 0; i < 9; i++) assert.equal(await auth.checkCustomerPassword('pat@example.com', `slip ${i}`), null)
+    await assert.rejects(auth.checkCustomerPassword('pat@example.com', PASSWORD), { code: 'rate_limited' })
+  })
+})
+
+describeEachDialect('a customer\'s requests at once before the password is cached (D-13, D-14)', (t) => {
+  it('should answer every one of them, and count none as a failure', async () => {
+    const customer = await customerWithPassword(t, 'many requests at once')
+    const auth = basic(customer.email, customer.password)
+    const reads = await Promise.all(Array.from({ length: 25 }, () => t.post(`/v1/customer/${customer.id}`, undefined, { auth })))
+    assert.deepEqual(reads.map((r) => r.statusCode), Array(25).fill(200))
+    t.clock.advance(61_000)
+    const signIns = await Promise.all(
+      Array.from({ length: 20 }, () => t.post('/v1/customer/signin', { email: customer.email, password: customer.password }))
+    )
+    assert.deepEqual(signIns.map((r) => r.statusCode), Array(20).fill(200))
+    // All ten failures of D-14 are still to come.
+    for (let i = 0; i < 9; i++) problem(await t.post('/v1/customer/signin', { email: customer.email, password: `slip ${i}` }), 'invalid_login')
+    t.clock.advance(61_000)
+    ok(await t.post(`/v1/customer/${customer.id}`, undefined, { auth }))
   })
 })
