@@ -10,6 +10,7 @@ import * as m0007 from './migrations/0007_items_visible_index.js'
 import * as m0008 from './migrations/0008_customer_name_prefixes.js'
 import * as m0009 from './migrations/0009_data_key.js'
 import * as m0010 from './migrations/0010_folded_name_keys.js'
+import * as m0011 from './migrations/0011_history_follows.js'
 import type { DB } from './schema.js'
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> }
@@ -25,7 +26,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0007_items_visible_index': m0007,
   '0008_customer_name_prefixes': m0008,
   '0009_data_key': m0009,
-  '0010_folded_name_keys': m0010
+  '0010_folded_name_keys': m0010,
+  '0011_history_follows': m0011
 }
 
 /** The migrations of this code base for one dialect, for Kysely's Migrator (tests migrate part-way with it). */

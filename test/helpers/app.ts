@@ -17,11 +17,20 @@ export const DIALECTS: DialectName[] = await testDialects()
 /** Real time plus an offset tests can move forward (expiry, windows, 24-hour keys). */
 export class TestClock implements Clock {
   private offset = 0
+  private frozenAt: number | null = null
   now(): number {
-    return Date.now() + this.offset
+    return this.frozenAt ?? Date.now() + this.offset
   }
   advance(ms: number): void {
     this.offset += ms
+    if (this.frozenAt !== null) this.frozenAt += ms
+  }
+  /** Stops the clock at its current time (until `thaw`): everything then happens in the same millisecond. */
+  freeze(): void {
+    this.frozenAt = this.now()
+  }
+  thaw(): void {
+    this.frozenAt = null
   }
 }
 

@@ -11,20 +11,30 @@ export interface Contact {
   phone: string
 }
 
+/** A `tracked` history entry: when its step was entered, and the step entry it follows (D-56). */
+export interface TrackedEntry {
+  order_id: number
+  at: number
+  position: number
+  description: string
+  follows: number | null
+}
+
 /** The rows of other modules the channels read and write: contacts and `tracked` history entries. */
 export function notificationsRepository(db: Kysely<DB>) {
   const contact = prepare<{ id: string }, Contact>(db, (db, p) =>
     db.selectFrom('customers').select(['first_name', 'last_name', 'email', 'phone']).where('id', '=', p('id'))
   )
 
-  const tracked = prepare<{ order_id: number; at: number; position: number; description: string }, unknown>(db, (db, p) =>
+  const tracked = prepare<TrackedEntry, unknown>(db, (db, p) =>
     db.insertInto('order_history').values({
       order_id: p('order_id'),
       at: p('at'),
       type: 'tracked',
       position: p('position'),
       description: p('description'),
-      actor: 'system'
+      actor: 'system',
+      follows: p('follows')
     })
   )
 
@@ -33,7 +43,7 @@ export function notificationsRepository(db: Kysely<DB>) {
     contact: (reader: QueryRunner, id: string) => contact.first(reader, { id }),
 
     /** D-56: a `trak` event is a `tracked` history entry by actor `system`. */
-    insertTracked: async (trx: Transaction<DB>, entry: { order_id: number; at: number; position: number; description: string }) => {
+    insertTracked: async (trx: Transaction<DB>, entry: TrackedEntry) => {
       await tracked.run(trx, entry)
     }
   }

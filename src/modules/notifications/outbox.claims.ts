@@ -13,6 +13,7 @@ export interface ClaimedRow {
   template: OutboxTemplate
   order_id: number | null
   customer_id: string | null
+  history_id: number | null
   payload: string
   attempts: number
   claimed_until: number
@@ -74,7 +75,7 @@ export function outboxClaims(db: Kysely<DB>, dialect: Dialect) {
         const candidates = deliverable(db, p).select('o.id').orderBy('o.id').limit(p('limit'))
         return dialect.supportsSkipLocked ? candidates.forUpdate('o').skipLocked() : candidates
       })
-      .returning(['id', 'event_id', 'channel', 'template', 'order_id', 'customer_id', 'payload', 'attempts', 'claimed_until', 'created_at', 'last_error'])
+      .returning(['id', 'event_id', 'channel', 'template', 'order_id', 'customer_id', 'history_id', 'payload', 'attempts', 'claimed_until', 'created_at', 'last_error'])
   )
 
   type Held = { id: number; me: string; now: number }

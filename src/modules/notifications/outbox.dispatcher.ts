@@ -225,6 +225,7 @@ export class Dispatcher {
       template: row.template,
       orderId: row.order_id,
       customerId: row.customer_id,
+      historyId: row.history_id === null ? null : Number(row.history_id),
       payload,
       attempts: row.attempts,
       createdAt: row.created_at,

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely'
+import type { Expression, Kysely, Transaction } from 'kysely'
 import { newTimeOrderedId } from '../../common/ids.js'
 import { prepare, type Param, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
@@ -41,13 +41,14 @@ export type OutboxRowParams = Record<string, string | number | null>
  * delivery order), their values the parameters `outboxRowParams` fills in. Shared by the writer
  * below and by statements that write a change and its messages at once (orders/step-entry.ts).
  */
-export function outboxRows(count: number, p: Param<OutboxRowParams>) {
+export function outboxRows(count: number, p: Param<OutboxRowParams>, historyId: Expression<number | null> | number | null = p('history_id') as number | null) {
   return Array.from({ length: count }, (_, i) => ({
     event_id: p(`event_id${i}`) as string,
     channel: p(`channel${i}`) as OutboxChannel,
     template: p(`template${i}`) as OutboxTemplate,
     order_id: p(`order_id${i}`) as number | null,
     customer_id: p(`customer_id${i}`) as string | null,
+    history_id: historyId,
     payload: p(`payload${i}`) as string,
     status: 'pending' as const,
     attempts: 0,
@@ -62,8 +63,8 @@ export function outboxRows(count: number, p: Param<OutboxRowParams>) {
 }
 
 /** The parameter values of `outboxRows` for these messages, each with a new event id. */
-export function outboxRowParams(messages: readonly OutboxMessage[], now: number): OutboxRowParams {
-  const params: OutboxRowParams = { now }
+export function outboxRowParams(messages: readonly OutboxMessage[], now: number, historyId: number | null = null): OutboxRowParams {
+  const params: OutboxRowParams = { now, history_id: historyId }
   messages.forEach((message, i) => {
     params[`event_id${i}`] = newEventId(now)
     params[`channel${i}`] = message.channel
@@ -90,10 +91,10 @@ export function outboxWriter(db: Kysely<DB>) {
   }
 
   return {
-    /** Adds messages in order; they are delivered in id order per transaction. */
-    async enqueue(trx: Transaction<DB>, messages: readonly OutboxMessage[], now: number): Promise<void> {
+    /** Adds messages in order; they are delivered in id order per transaction. `historyId`: the step entry they announce. */
+    async enqueue(trx: Transaction<DB>, messages: readonly OutboxMessage[], now: number, historyId: number | null = null): Promise<void> {
       if (messages.length === 0) return
-      await insertOf(messages.length).run(trx, outboxRowParams(messages, now))
+      await insertOf(messages.length).run(trx, outboxRowParams(messages, now, historyId))
     }
   }
 }

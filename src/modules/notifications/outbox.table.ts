@@ -21,6 +21,8 @@ export interface OutboxTable {
   // Messages of one order are delivered in id order; null for messages about no order.
   order_id: number | null
   customer_id: string | null
+  // A step event: the order's history entry written with it, which its `tracked` entry follows (D-56).
+  history_id: number | null
   // JSON snapshot of what the message needs; secrets inside are sealed with the data key.
   payload: string
   status: OutboxStatus

@@ -341,6 +341,8 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     }),
 
     history: prepare<HistoryParams, unknown>(db, (db, p) => historyInsert(db, p)),
+    // A step entry's id is kept by the outbox rows written with it (D-56 `follows`).
+    historyWithId: prepare<HistoryParams, { id: number }>(db, (db, p) => historyInsert(db, p).returning('id')),
 
     // Owner first, so a missing order and another customer's order are told apart before history.
     historyOf: prepare<{ publicId: string }, { customer_id: string } & HistoryRow>(db, (db, p) =>
@@ -350,8 +352,10 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
         .select(['o.customer_id', 'h.at', 'h.type', 'h.position', 'h.description', 'h.actor'])
         .where('o.public_id', '=', p('publicId'))
         // Oldest first (D-56) by when each thing happened: a `tracked` entry is written by the
-        // dispatcher, possibly after later entries, with the time its step was entered.
+        // dispatcher, possibly after later entries, with the time its step was entered, and sorts
+        // right after the step entry it follows, even among entries of the same millisecond.
         .orderBy('h.at')
+        .orderBy((eb) => eb.fn.coalesce('h.follows', 'h.id'))
         .orderBy('h.id')
     )
   }
@@ -457,6 +461,8 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     addHistory: (trx: Kysely<DB>, entry: Parameters<typeof q.history.run>[1]) => q.history.run(trx, entry),
+    /** Adds a history entry and answers its id. */
+    addHistoryWithId: async (trx: Kysely<DB>, entry: HistoryParams): Promise<number> => Number((await q.historyWithId.first(trx, entry))!.id),
     historyOf: (target: QueryTarget, publicId: string) => q.historyOf.rows(target, { publicId })
   }
 }

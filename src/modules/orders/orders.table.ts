@@ -45,4 +45,6 @@ export interface OrderHistoryTable {
   position: number
   description: string
   actor: Actor
+  // A `tracked` entry: the id of the step entry it announces, which it sorts right after (D-56).
+  follows: number | null
 }

@@ -1,4 +1,4 @@
-import type { Kysely, QueryCreator, Transaction } from 'kysely'
+import type { Expression, Kysely, QueryCreator, Transaction } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
@@ -43,7 +43,10 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
         let start = (setsStep ? db.with('entered', (db) => setStepUpdate(db, p).returning('id')) : db) as unknown as QueryCreator<DB>
         if (countsIn) start = start.with('counted', (db) => countInUpdate(db, p).returning('id')) as unknown as QueryCreator<DB>
         if (messages === 0) return historyInsert(start, p)
-        return start.with('entry', (db) => historyInsert(db, p).returning('id')).insertInto('outbox').values(outboxRows(messages, p))
+        return start
+          .with('entry', (db) => historyInsert(db, p).returning('id'))
+          .insertInto('outbox')
+          .values((eb) => outboxRows(messages, p, eb.selectFrom('entry').select('entry.id') as unknown as Expression<number>))
       })
       combined.set(key, statement)
     }
@@ -75,8 +78,11 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
       }
       if (setsStep) await orders.setStep(trx, entry.order.id, entry.step.id, 'open', entry.now)
       if (countsIn) await orders.moveCounters(trx, null, entry.step.id)
-      await orders.addHistory(trx, history)
-      await outbox.enqueue(trx, messages, entry.now)
+      if (messages.length === 0) {
+        await orders.addHistory(trx, history)
+        return
+      }
+      await outbox.enqueue(trx, messages, entry.now, await orders.addHistoryWithId(trx, history))
     }
   }
 }

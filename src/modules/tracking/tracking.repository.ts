@@ -76,8 +76,9 @@ export function trackingRepository(db: Kysely<DB>) {
       .select(['at', 'type', 'position', 'description'])
       .where('order_id', '=', p('orderId'))
       .where('type', 'not in', [...PRIVATE_HISTORY_TYPES])
-      // As the history reads (D-56): by time, a late-written `tracked` entry in its place.
+      // As the history reads (D-56): by time, a late-written `tracked` entry right after the step entry it follows.
       .orderBy('at')
+      .orderBy((eb) => eb.fn.coalesce('follows', 'id'))
       .orderBy('id')
   )
 

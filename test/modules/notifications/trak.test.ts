@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { describeEachDialect } from '../../helpers/app.js'
+import { ok } from '../../helpers/assertions.js'
+import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
 import { ManualClock } from '../../../src/common/clock.js'
 import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries } from './factories.js'
 import { Dispatchers, webhookSecret } from './harness.js'
@@ -176,5 +178,42 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     assert.equal(status.statusCode, 200, status.body)
     const timeline = (status.json() as { history: Array<{ type: string }> }).history
     assert.deepEqual(timeline.map((entry) => entry.type), ['tracked', 'moved'])
+  })
+
+  it('should list each tracked entry right after the step entry it announces, though later moves came in the same millisecond (D-56)', async () => {
+    const customer = await createCustomer(t)
+    await createService(t, `Same millisecond ${t.dialect}`, [
+      { description: 'Picked up', events: [] },
+      { description: 'Washing', events: ['trak'] },
+      { description: 'Ironing', events: [] },
+      { description: 'Delivered', events: ['trak'] }
+    ])
+    // The clock stands still: every entry is of the same millisecond.
+    t.clock.freeze()
+    const order = await (async () => {
+      try {
+        const created = await createOrder(t, customer.id, `Same millisecond ${t.dialect}`)
+        for (let i = 0; i < 3; i++) ok(await t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: created.transaction_id }))
+        return created
+      } finally {
+        t.clock.thaw()
+      }
+    })()
+    const dispatcher = dispatchers.create()
+    while ((await dispatcher.runOnce()) > 0);
+    const expected = [
+      ['created', '1', 'staff'],
+      ['moved', '2', 'staff'],
+      ['tracked', '2', 'system'],
+      ['moved', '3', 'staff'],
+      ['moved', '4', 'staff'],
+      ['tracked', '4', 'system']
+    ]
+    const history = ok(await t.post(`/v1/transaction/${order.transaction_id}/history`)) as { history: Array<Record<string, string>> }
+    assert.deepEqual(history.history.map((entry) => [entry.type, entry.position_number, entry.actor]), expected)
+    assert.ok(history.history.every((entry) => entry.at === history.history[0]!.at))
+    const link = ok(await t.post(`/v1/transaction/${order.transaction_id}/tracking`)) as { tracking_url: string }
+    const status = ok(await t.post(`${new URL(link.tracking_url).pathname}/status`, undefined, { auth: null })) as { history: Array<{ type: string; position_number: string }> }
+    assert.deepEqual(status.history.map((entry) => [entry.type, entry.position_number]), expected.map(([type, position]) => [type, position]))
   })
 })

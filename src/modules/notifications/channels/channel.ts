@@ -11,6 +11,8 @@ export interface OutboxDelivery {
   readonly template: OutboxTemplate
   readonly orderId: number | null
   readonly customerId: string | null
+  /** A step event: the history entry of the step entry it announces (D-56), null for rows older than that. */
+  readonly historyId: number | null
   readonly payload: unknown
   /** Failures so far. */
   readonly attempts: number

@@ -53,7 +53,14 @@ export function trakChannel(deps: TrakChannelDeps): Channel {
       // Written in the transaction that records the first outcome, and only if this dispatcher
       // still holds the row: a redelivered row never adds a second entry.
       const track: OnRecorded | undefined = message.firstAttempt
-        ? (trx) => deps.repository.insertTracked(trx, { order_id: orderId, at: message.createdAt, position: payload.position, description: payload.description })
+        ? (trx) =>
+            deps.repository.insertTracked(trx, {
+              order_id: orderId,
+              at: message.createdAt,
+              position: payload.position,
+              description: payload.description,
+              follows: message.historyId
+            })
         : undefined
       if (signer === null || settings.webhookUrl === null) return { kind: 'delivered', onDelivered: track }
 
