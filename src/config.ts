@@ -77,7 +77,7 @@ function fail(variable: string, accepts: string, got: string): never {
  * parameters that carry credentials. DATABASE_URL and SMTP_URL carry credentials, and the error
  * line goes to stderr and from there to log collectors; it printed them in full before.
  */
-function withoutPassword(value: string): string {
+export function withoutPassword(value: string): string {
   return value
     .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:]*):.*@/, '$1:***@')
     .replace(/([?&](?:password|passwd|pass|pwd|secret|token|api_?key|apikey|sslpassword|sslkey)=)[^&#]*/gi, '$1***')

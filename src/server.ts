@@ -2,7 +2,7 @@ import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import { messageOf, settlesWithin } from './common/async.js'
 import { systemClock, type Clock } from './common/clock.js'
-import type { Config } from './config.js'
+import { withoutPassword, type Config } from './config.js'
 import { openDatabase, type Database } from './db/database.js'
 import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js'
@@ -27,6 +27,24 @@ function openNamingTheSetting(config: Config): Database {
     if (config.database.kind !== 'sqlite' || (error as { code?: string }).code !== 'SQLITE_CANTOPEN') throw error
     throw new Error(`the SQLite database ${config.database.file} (DATABASE_URL, or DATA_DIR) cannot be opened: ${messageOf(error)}`)
   }
+}
+
+// Errors of reaching or signing in to PostgreSQL, as node-postgres reports them: socket and DNS
+// errors, and SQLSTATE classes 08 (connection), 28 (authorization), 3D000 (no such database),
+// 53300 (too many connections) and 57P03 (starting up).
+const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET|08...|28...|3D000|53300|57P03)$/
+
+/**
+ * D-01: a PostgreSQL that cannot be reached or signed in to is named with its setting, as a SQLite
+ * file is: "connect ECONNREFUSED 127.0.0.1:5999" alone does not say which setting to fix. The URL is
+ * shown without its password.
+ */
+function namingTheDatabase(config: Config, error: unknown): unknown {
+  if (config.database.kind !== 'postgres') return error
+  const code = (error as { code?: unknown } | null)?.code
+  const timedOut = error instanceof Error && /timeout.*connect/i.test(error.message)
+  if (!(typeof code === 'string' && UNREACHABLE.test(code)) && !timedOut) return error
+  return new Error(`the PostgreSQL database of DATABASE_URL (${withoutPassword(config.database.url)}) cannot be used: ${messageOf(error)}`)
 }
 
 /** A listening server and what it holds open. */
@@ -62,6 +80,8 @@ export async function prepareStart(config: Config, options: { logger?: Logger; c
     await migrateToLatest(database.db, database.dialect)
     await ensureAdminKey(config, database, options.clock ?? systemClock, options.logger ?? createLogger(config.logLevel))
     await checkDataKey(database.db, loadCardKey(config))
+  } catch (error) {
+    throw namingTheDatabase(config, error)
   } finally {
     await database.close()
   }
@@ -113,6 +133,6 @@ export async function startServer(config: Config, options: { logger?: Logger; cl
   } catch (error) {
     await app?.close().catch(() => {})
     await database.close().catch(() => {})
-    throw error
+    throw namingTheDatabase(config, error)
   }
 }

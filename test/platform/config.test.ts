@@ -4,8 +4,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, it } from 'node:test'
-import { ConfigError, loadConfig, type Config } from '../../src/config.js'
+import { ConfigError, loadConfig, withoutPassword, type Config } from '../../src/config.js'
+import { postgresAdminUrl } from '../helpers/databases.js'
 import { run } from '../helpers/processes.js'
+
+const adminUrl = await postgresAdminUrl()
 
 const CARD_KEY = randomBytes(32).toString('base64')
 const WEBHOOK_SECRET = `whsec_${randomBytes(24).toString('base64')}`
@@ -285,8 +288,21 @@ describe('a bad configuration stops the process (D-01)', () => {
     })
     assert.equal(result.code, 1)
     assert.equal(result.stdout, '')
-    assert.match(result.stderr, /^service-ordering: could not start: .*ECONNREFUSED.*\n$/)
-    assert.ok(!result.stderr.includes('not-printed'))
+    assert.equal(
+      result.stderr,
+      'service-ordering: could not start: the PostgreSQL database of DATABASE_URL (postgres://postgres:***@127.0.0.1:1/nothing) cannot be used: connect ECONNREFUSED 127.0.0.1:1\n'
+    )
+  })
+
+  it('should name DATABASE_URL when PostgreSQL refuses the database (D-01)', { skip: adminUrl === null && 'no PostgreSQL here' }, async () => {
+    const missing = new URL(adminUrl!)
+    missing.pathname = '/so_config_test_no_such_database'
+    const result = await run('src/main.ts', [], { PORT: '0', DATABASE_URL: missing.href, DATA_DIR: '/nonexistent/so-config-test' })
+    assert.equal(result.code, 1)
+    assert.equal(
+      result.stderr,
+      `service-ordering: could not start: the PostgreSQL database of DATABASE_URL (${withoutPassword(missing.href)}) cannot be used: database "so_config_test_no_such_database" does not exist\n`
+    )
   })
 
   // Node's recursive mkdir loops for ever where mkdir answers ENOENT under an existing parent.
