@@ -74,13 +74,13 @@ function fail(variable: string, accepts: string, got: string): never {
 /**
  * A URL as it may be echoed in the one-line error: the password of `scheme://user:password@host`
  * hidden, up to the last `@` (a password may hold one, unencoded), and the values of query
- * parameters that carry credentials. DATABASE_URL and SMTP_URL carry credentials, and the error
+ * parameters whose names say they carry credentials (`key`, `access_token`, `sig`, `password`, …). DATABASE_URL and SMTP_URL carry credentials, and the error
  * line goes to stderr and from there to log collectors; it printed them in full before.
  */
 export function withoutPassword(value: string): string {
   return value
     .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:]*):.*@/, '$1:***@')
-    .replace(/([?&](?:password|passwd|pass|pwd|secret|token|api_?key|apikey|sslpassword|sslkey)=)[^&#]*/gi, '$1***')
+    .replace(/([?&][^=&#]*(?:pass|pwd|secret|token|key|auth|sig|credential)[^=&#]*=)[^&#]*/gi, '$1***')
 }
 
 function text(env: Env, name: string): string | undefined {

@@ -262,6 +262,10 @@ describe('loadConfig refusals: one line naming the variable and what it accepts 
       errorOf({ DATABASE_URL: 'mysql://h/db?user=so&password=hunter2&Token=t0k&ssl=true' }),
       'DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "mysql://h/db?user=so&password=***&Token=***&ssl=true")'
     )
+    assert.equal(
+      errorOf({ SMS_WEBHOOK_URL: 'ftp://sms.example/send?key=k3y&access_token=abc&X-Amz-Signature=s1g&to=all' }),
+      'SMS_WEBHOOK_URL must be a URL starting with http: or https: (got "ftp://sms.example/send?key=***&access_token=***&X-Amz-Signature=***&to=all")'
+    )
   })
 })
 

@@ -36,7 +36,7 @@ export interface CreateDispatcherDeps {
 }
 
 /** The three channels configured from the settings (D-60). */
-export function createChannels(deps: Pick<CreateDispatcherDeps, 'settings' | 'database' | 'dataKey'> & { clock: Clock; timeoutMs: number }): ChannelSet {
+export function createChannels(deps: Pick<CreateDispatcherDeps, 'settings' | 'database' | 'dataKey'> & { clock: Clock; timeoutMs: number; inFlightPerChannel: number }): ChannelSet {
   const repository = notificationsRepository(deps.database.db)
   return {
     email: emailChannel({
@@ -45,7 +45,8 @@ export function createChannels(deps: Pick<CreateDispatcherDeps, 'settings' | 'da
       repository,
       claims: outboxClaims(deps.database.db, deps.database.dialect),
       dataKey: deps.dataKey,
-      timeoutMs: deps.timeoutMs
+      timeoutMs: deps.timeoutMs,
+      maxConnections: deps.inFlightPerChannel
     }),
     text: textChannel({ settings: deps.settings, database: deps.database, repository }),
     trak: trakChannel({ settings: deps.settings, repository, clock: deps.clock })
@@ -56,7 +57,7 @@ export function createChannels(deps: Pick<CreateDispatcherDeps, 'settings' | 'da
 export function createDispatcher(deps: CreateDispatcherDeps): Dispatcher {
   const clock = deps.clock ?? systemClock
   const options = dispatcherOptions(deps.options)
-  const channels = { ...createChannels({ ...deps, clock, timeoutMs: options.deliveryTimeoutMs }), ...deps.channels }
+  const channels = { ...createChannels({ ...deps, clock, timeoutMs: options.deliveryTimeoutMs, inFlightPerChannel: options.batchSize }), ...deps.channels }
   return new Dispatcher({
     database: deps.database,
     channels,

@@ -67,8 +67,9 @@ const MAX_ERROR_PAUSE_MS = 30_000
  * outside any transaction, record each outcome in another short transaction that applies only while
  * the claim still holds. Polling alone is enough for correctness; `nudge()` only cuts latency.
  *
- * Deliveries run side by side, up to `batchSize` per channel, and each frees its place as soon as it
- * settles: one that hangs (an SMTP server that never answers) holds back only its own order, whose
+ * Deliveries run side by side, and each frees its place as soon as it settles; a channel with
+ * `batchSize` in flight is passed over by claims until some settle (one claim may take it past that,
+ * to less than twice as many): one that hangs (an SMTP server that never answers) holds back only its own order, whose
  * later rows wait for it anyway (D-60), and never the deliveries of other orders or other channels.
  */
 export class Dispatcher {

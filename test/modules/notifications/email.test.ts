@@ -21,9 +21,13 @@ describeEachDialect('outbox email channel (D-60, D-36)', (t) => {
   beforeEach(async () => {
     smtp.messages.length = 0
     smtp.refuseRecipient = () => undefined
+    smtp.hanging.length = 0
     await resetOutbox(t)
   })
-  afterEach(() => dispatchers.stopAll())
+  afterEach(async () => {
+    smtp.releaseHanging()
+    await dispatchers.stopAll()
+  })
 
   it('should send a step e-mail over SMTP with plain text and HTML naming the customer, service, step, code and progress', async () => {
     const order = await insertOrderFixture(t, { first_name: 'Zoë', last_name: "<b>O'Brien</b>" }, STEPS)
@@ -172,5 +176,21 @@ describeEachDialect('outbox email channel (D-60, D-36)', (t) => {
     assert.ok(retried!.next_attempt_at > retried!.updated_at)
     assert.equal(smtp.messages.length, 0)
     assert.ok(dispatchers.logs.some((line) => line.includes('outbox message is dead')))
+  })
+
+  it('should send the e-mails of other orders while a few recipients are never answered (SMTP connections as many as e-mails in flight)', async () => {
+    const stuck = []
+    for (let i = 0; i < 4; i++) stuck.push(await insertOrderFixture(t, { email: `tarpit${i}@example.com` }, STEPS))
+    const others = [await insertOrderFixture(t, { email: 'one@example.com' }, STEPS), await insertOrderFixture(t, { email: 'two@example.com' }, STEPS)]
+    for (const order of stuck) await enqueue(t, stepMessages(order, 1, ['email']))
+    smtp.refuseRecipient = (address) => (address.startsWith('tarpit') ? 'hang' : undefined)
+    const dispatcher = dispatchers.create({ settings: { smtpUrl: smtp.url }, options: { deliveryTimeoutMs: 50_000 } })
+    dispatcher.start()
+    await waitFor('four recipients hanging', () => smtp.hanging.length === 4)
+    for (const order of others) await enqueue(t, stepMessages(order, 1, ['email']))
+    await waitFor('the other orders\' e-mails', () => smtp.messages.length === 2)
+    assert.deepEqual(smtp.messages.map((mail) => mail.to).sort(), [['one@example.com'], ['two@example.com']])
+    const rows = await outboxRows(t)
+    assert.deepEqual(rows.map((row) => row.status), ['pending', 'pending', 'pending', 'pending', 'delivered', 'delivered'])
   })
 })

@@ -13,13 +13,21 @@ export interface ReceivedMail {
 export interface SmtpReceiver {
   readonly url: string
   readonly messages: ReceivedMail[]
-  /** The SMTP reply code refusing a recipient (RCPT TO), or undefined to accept it; accepts all unless replaced. */
-  refuseRecipient: (address: string) => number | undefined
+  /**
+   * The SMTP reply code refusing a recipient (RCPT TO), `hang` to never answer it (until
+   * `releaseHanging`), or undefined to accept it; accepts all unless replaced.
+   */
+  refuseRecipient: (address: string) => number | 'hang' | undefined
+  /** Recipients left hanging so far. */
+  readonly hanging: string[]
+  /** Answers every hanging recipient with a 451, so the connections can end. */
+  releaseHanging(): void
   close(): Promise<void>
 }
 
 export async function startSmtpReceiver(): Promise<SmtpReceiver> {
   const messages: ReceivedMail[] = []
+  const held: Array<() => void> = []
   let receiver: SmtpReceiver
   const server = new SMTPServer({
     // Plain SMTP on localhost: no STARTTLS (its self-signed certificate would be refused) and no AUTH.
@@ -29,6 +37,11 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     onRcptTo(address, _session, callback) {
       const code = receiver.refuseRecipient(address.address)
       if (code === undefined) return callback()
+      if (code === 'hang') {
+        receiver.hanging.push(address.address)
+        held.push(() => callback(Object.assign(new Error('Released, try later'), { responseCode: 451 })))
+        return
+      }
       callback(Object.assign(new Error(code >= 500 ? 'No such mailbox here' : 'Mailbox busy, try later'), { responseCode: code }))
     },
     onData(stream, session, callback) {
@@ -50,6 +63,10 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     url: `smtp://127.0.0.1:${port}`,
     messages,
     refuseRecipient: () => undefined,
+    hanging: [],
+    releaseHanging: () => {
+      for (const answer of held.splice(0)) answer()
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }
   return receiver
@@ -57,6 +74,8 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
 
 /** One request as the HTTP receiver saw it. */
 export interface ReceivedRequest {
+  /** The request target: path and query. */
+  url: string
   headers: http.IncomingHttpHeaders
   body: string
   /** Wall-clock time of arrival. */
@@ -91,7 +110,7 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
-      const received: ReceivedRequest = { headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() }
+      const received: ReceivedRequest = { url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() }
       const index = receiver.requests.push(received) - 1
       void Promise.resolve(receiver.answer(received, index)).then((answer) => {
         if (answer === 'hang') {

@@ -42,6 +42,20 @@ describeEachDialect('outbox text channel (D-60)', (t) => {
     assert.equal(row!.status, 'delivered')
   })
 
+  it('should send the credentials of an SMS_WEBHOOK_URL with user:password@ as HTTP Basic, never in the URL', async () => {
+    const order = await insertOrderFixture(t, { phone: '15551230001' })
+    await enqueue(t, stepMessages(order, 1, ['text']))
+    const url = new URL(gateway.url)
+    const withCredentials = `http://sms%20user:p%40ss:word@${url.host}/send?account=42`
+    const dispatcher = dispatchers.create({ settings: { smsWebhookUrl: withCredentials } })
+    assert.equal(await dispatcher.runOnce(), 1)
+    const [row] = await outboxRows(t)
+    assert.equal(row!.status, 'delivered', row!.last_error ?? '')
+    const [request] = gateway.requests
+    assert.equal(request!.url, '/send?account=42')
+    assert.equal(request!.headers.authorization, `Basic ${Buffer.from('sms user:p@ss:word').toString('base64')}`)
+  })
+
   it('should write one file per text under DATA_DIR/sms when SMS_WEBHOOK_URL is unset', async () => {
     const order = await insertOrderFixture(t, { phone: '5550001111' })
     await enqueue(t, stepMessages(order, 1, ['text']))

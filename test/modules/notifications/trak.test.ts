@@ -89,6 +89,20 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     assert.deepEqual(await trackedEntries(t, order.id), [{ type: 'tracked', actor: 'system', position: 3, description: 'Delivered', at: entered }])
   })
 
+  it('should send the credentials of a WEBHOOK_URL with user:password@ as HTTP Basic, beside the signature', async () => {
+    const order = await insertOrderFixture(t)
+    await enqueue(t, stepMessages(order, 1, ['trak']))
+    const url = new URL(receiver.url)
+    const dispatcher = dispatchers.create({ settings: { webhookUrl: `http://hooks:s3cret@${url.host}/hook`, webhookSecret: SECRET } })
+    assert.equal(await dispatcher.runOnce(), 1)
+    const [row] = await outboxRows(t)
+    assert.equal(row!.status, 'delivered', row!.last_error ?? '')
+    const [request] = receiver.requests
+    assert.equal(request!.url, '/hook')
+    assert.equal(request!.headers.authorization, `Basic ${Buffer.from('hooks:s3cret').toString('base64')}`)
+    verified(request!)
+  })
+
   it('should track the step at the first attempt though the webhook is refused, and redeliver only the webhook, same id and timestamp', async () => {
     const clock = new ManualClock(t.clock.now())
     receiver.answer = (_request, index) => (index === 0 ? 500 : 200)

@@ -27,6 +27,8 @@ export interface EmailChannelDeps {
   dataKey: Buffer
   /** Connection, greeting and socket time-outs of SMTP; below the dispatcher's lease. */
   timeoutMs: number
+  /** SMTP connections open at once at most: the dispatcher's e-mails in flight. */
+  maxConnections: number
 }
 
 // An e-mail ready to go, and what to do in the transaction that records it as delivered.
@@ -35,14 +37,17 @@ type Letter = { to: { name: string; address: string }; content: EmailContent; on
 /** The `email` channel (D-60, D-36): nodemailer over SMTP, or one `.eml` file per message. */
 export function emailChannel(deps: EmailChannelDeps): Channel {
   const { settings } = deps
-  // A pool keeps a few SMTP connections open between messages instead of one handshake per e-mail.
+  // A pool keeps SMTP connections open between messages instead of one handshake per e-mail. As
+  // many connections as the dispatcher has e-mails in flight (its batch, D-61): with fewer, a few
+  // e-mails a server never answers held every other order's e-mail for the 15 s time-out. It opens
+  // them as needed; a server that allows fewer takes `?maxConnections=N` in SMTP_URL (nodemailer).
   const smtp: Transporter | null =
     settings.smtpUrl === null
       ? null
       : nodemailer.createTransport({
           url: settings.smtpUrl,
           pool: true,
-          maxConnections: 3,
+          maxConnections: deps.maxConnections,
           connectionTimeout: deps.timeoutMs,
           greetingTimeout: deps.timeoutMs,
           socketTimeout: deps.timeoutMs

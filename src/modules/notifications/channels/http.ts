@@ -1,13 +1,33 @@
 import { failed, type DeliveryResult } from './channel.js'
 import { describeError } from './errors.js'
 
+/** Where a channel POSTs: the URL without credentials, and the headers that carry them instead. */
+export interface HttpTarget {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/**
+ * A receiver URL as fetch can use it. fetch refuses a URL with `user:password@` ("Request cannot
+ * be constructed from a URL that includes credentials"), while an SMS gateway or webhook URL often
+ * carries them: they are sent as HTTP Basic credentials (RFC 7617), as curl and browsers do.
+ */
+export function httpTarget(raw: string): HttpTarget {
+  const url = new URL(raw)
+  if (url.username === '' && url.password === '') return { url: raw, headers: {} }
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
+  url.username = ''
+  url.password = ''
+  return { url: url.href, headers: { authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` } }
+}
+
 /**
  * POSTs a JSON text; a 2xx answer is delivered, anything else (redirects included) a retryable
  * failure. `signal` carries the dispatcher's time-out (AbortSignal.timeout). `what` names the
  * receiver in the recorded error; the URL never appears there (D-73).
  */
 export async function postJson(
-  url: string,
+  target: HttpTarget,
   body: string,
   headers: Record<string, string>,
   signal: AbortSignal,
@@ -15,9 +35,9 @@ export async function postJson(
 ): Promise<DeliveryResult> {
   let response: Response
   try {
-    response = await fetch(url, {
+    response = await fetch(target.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'service-ordering', ...headers },
+      headers: { 'content-type': 'application/json', 'user-agent': 'service-ordering', ...target.headers, ...headers },
       body,
       redirect: 'manual',
       signal

@@ -3,7 +3,7 @@ import type { Database } from '../../../db/database.js'
 import type { StepEventPayload } from '../outbox.repository.js'
 import type { NotificationsRepository } from '../notifications.repository.js'
 import { failed, unsupported, type Channel } from './channel.js'
-import { postJson } from './http.js'
+import { httpTarget, postJson } from './http.js'
 import { writeMessageFile } from './outbox-files.js'
 import { progressText, stepPayload } from './payloads.js'
 
@@ -34,6 +34,7 @@ export function stepText(firstName: string, payload: StepEventPayload): string {
 export function textChannel(deps: TextChannelDeps): Channel {
   const { settings } = deps
   const smsDir = path.join(settings.dataDir, 'sms')
+  const gateway = settings.smsWebhookUrl === null ? null : httpTarget(settings.smsWebhookUrl)
   return {
     async deliver(message, signal) {
       if (message.template !== 'step') return unsupported(message)
@@ -44,9 +45,9 @@ export function textChannel(deps: TextChannelDeps): Channel {
       // D-60: a customer without a phone is skipped with the reason recorded, not retried.
       if (contact.phone === '') return { kind: 'skipped', reason: 'the customer has no phone number' }
       const text = { to: contact.phone, body: stepText(contact.first_name, payload) }
-      if (settings.smsWebhookUrl !== null) {
+      if (gateway !== null) {
         // The event id lets a gateway that honours Idempotency-Key drop a redelivered text.
-        return postJson(settings.smsWebhookUrl, JSON.stringify(text), { 'idempotency-key': message.eventId }, signal, 'the SMS gateway')
+        return postJson(gateway, JSON.stringify(text), { 'idempotency-key': message.eventId }, signal, 'the SMS gateway')
       }
       await writeMessageFile(smsDir, message.eventId, 'json', `${JSON.stringify({ ...text, event_id: message.eventId }, null, 2)}\n`)
       return { kind: 'delivered' }

@@ -3,7 +3,7 @@ import type { Clock } from '../../../common/clock.js'
 import type { StepEventPayload } from '../outbox.repository.js'
 import type { NotificationsRepository } from '../notifications.repository.js'
 import { failed, unsupported, type Channel, type OnRecorded } from './channel.js'
-import { postJson } from './http.js'
+import { httpTarget, postJson } from './http.js'
 import { stepPayload } from './payloads.js'
 
 /** Where tracking goes (D-60): always the history; also WEBHOOK_URL, signed with WEBHOOK_SECRET. */
@@ -44,6 +44,7 @@ export function stepEnteredEvent(payload: StepEventPayload, at: Date) {
 export function trakChannel(deps: TrakChannelDeps): Channel {
   const { settings } = deps
   const signer = settings.webhookUrl !== null && settings.webhookSecret !== null ? new Webhook(settings.webhookSecret) : null
+  const receiver = settings.webhookUrl === null ? null : httpTarget(settings.webhookUrl)
   return {
     async deliver(message, signal) {
       if (message.template !== 'step') return unsupported(message)
@@ -62,7 +63,7 @@ export function trakChannel(deps: TrakChannelDeps): Channel {
               follows: message.historyId
             })
         : undefined
-      if (signer === null || settings.webhookUrl === null) return { kind: 'delivered', onDelivered: track }
+      if (signer === null || receiver === null) return { kind: 'delivered', onDelivered: track }
 
       // Standard Webhooks: the body's timestamp is when the event occurred, the same on every
       // retry; the signed header is when this attempt is sent (receivers check it for replays).
@@ -74,7 +75,7 @@ export function trakChannel(deps: TrakChannelDeps): Channel {
         'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
         'webhook-signature': signer.sign(message.eventId, sentAt, body)
       }
-      const result = await postJson(settings.webhookUrl, body, headers, signal, 'the webhook receiver')
+      const result = await postJson(receiver, body, headers, signal, 'the webhook receiver')
       if (result.kind === 'delivered') return { kind: 'delivered', onDelivered: track }
       return result.kind === 'failed' ? { ...result, onFailed: track } : result
     }
