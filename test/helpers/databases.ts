@@ -20,16 +20,24 @@ export function postgresAdminUrl(): Promise<string | null> {
   probed ??= (async () => {
     if (process.env.TEST_POSTGRES === 'off') return null
     const url = process.env.TEST_DATABASE_URL ?? DEFAULT_PG
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 })
-    try {
-      await client.connect()
-      await client.query('select 1')
-      return url
-    } catch {
-      return null
-    } finally {
-      await client.end().catch(() => {})
+    // The runner found PostgreSQL (TEST_POSTGRES=on): try harder, and fail rather than drop it.
+    const required = process.env.TEST_POSTGRES === 'on'
+    let lastError: unknown
+    for (let attempt = 0; attempt < (required ? 5 : 1); attempt++) {
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: required ? 10_000 : 2000 })
+      try {
+        await client.connect()
+        await client.query('select 1')
+        return url
+      } catch (error) {
+        lastError = error
+        if (required) await new Promise((resolve) => setTimeout(resolve, 1000))
+      } finally {
+        await client.end().catch(() => {})
+      }
     }
+    if (required) throw new Error(`PostgreSQL answered the test runner but not this test file: ${String(lastError)}`)
+    return null
   })()
   return probed
 }
