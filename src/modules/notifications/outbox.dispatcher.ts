@@ -267,7 +267,9 @@ export class Dispatcher {
     } else {
       const attempts = row.attempts + 1
       const dead = result.permanent === true || attempts >= options.retry.maxAttempts
-      const next = dead ? now : now + retryDelay(attempts, options.retry, options.random)
+      // A receiver's Retry-After lengthens the wait, up to the policy's longest delay (D-60: dead after 10 failures still).
+      const asked = Math.min(result.retryAfterMs ?? 0, options.retry.maxDelayMs)
+      const next = dead ? now : now + Math.max(retryDelay(attempts, options.retry, options.random), asked)
       applied = await database.unitOfWork.run(async (trx) => {
         const marked = await this.claims.markFailed(trx, held, { status: dead ? 'dead' : 'pending', attempts, next, error: result.error })
         if (marked && result.onFailed !== undefined) await result.onFailed(trx, now)

@@ -190,7 +190,11 @@ describeEachDialect('outbox email channel (D-60, D-36)', (t) => {
     for (const order of others) await enqueue(t, stepMessages(order, 1, ['email']))
     await waitFor('the other orders\' e-mails', () => smtp.messages.length === 2)
     assert.deepEqual(smtp.messages.map((mail) => mail.to).sort(), [['one@example.com'], ['two@example.com']])
-    const rows = await outboxRows(t)
+    // The receiver has the e-mails a moment before their outcomes are recorded.
+    const rows = await waitFor('the two deliveries recorded', async () => {
+      const now = await outboxRows(t)
+      return now.filter((row) => row.status === 'delivered').length === 2 && now
+    })
     assert.deepEqual(rows.map((row) => row.status), ['pending', 'pending', 'pending', 'pending', 'delivered', 'delivered'])
   })
 })

@@ -82,8 +82,8 @@ export interface ReceivedRequest {
   receivedAt: number
 }
 
-/** How the receiver answers a request: a status, or `hang` to never answer. */
-export type Answer = number | 'hang'
+/** How the receiver answers a request: a status (with headers), or `hang` to never answer. */
+export type Answer = number | { status: number; headers: Record<string, string> } | 'hang'
 
 /** A local HTTP server on a free port standing in for an SMS gateway or a webhook receiver. */
 export interface HttpReceiver {
@@ -117,7 +117,8 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
           hanging.add(response)
           return
         }
-        response.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'ok' : 'no')
+        const { status, headers } = typeof answer === 'number' ? { status: answer, headers: {} } : answer
+        response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? 'ok' : 'no')
       })
     })
   })

@@ -87,6 +87,32 @@ describeEachDialect('outbox text channel (D-60)', (t) => {
     assert.equal(await metricValue(t, 'outbox_skipped_total{channel="text"}'), skippedBefore + 1)
   })
 
+  it('should wait at least as long as a gateway\'s Retry-After asks (seconds or a date), at most the longest backoff', async () => {
+    const clock = new ManualClock(t.clock.now())
+    const orders = [await insertOrderFixture(t), await insertOrderFixture(t), await insertOrderFixture(t)]
+    for (const order of orders) await enqueue(t, stepMessages(order, 1, ['text']), clock.now())
+    const asked = [
+      { status: 429, headers: { 'retry-after': '120' } },
+      { status: 503, headers: { 'retry-after': new Date(clock.now() + 300_000).toUTCString() } },
+      { status: 429, headers: { 'retry-after': '86400' } }
+    ]
+    gateway.answer = (_request, index) => asked[index]!
+    const dispatcher = dispatchers.create({ clock, settings: { smsWebhookUrl: gateway.url } })
+    assert.equal(await dispatcher.runOnce(), 3)
+    const rows = await outboxRows(t)
+    // The three requests reach the gateway side by side, in any order: compare sorted.
+    assert.deepEqual(rows.map((row) => [row.status, row.attempts, row.last_error]).sort(), [
+      ['pending', 1, 'the SMS gateway answered HTTP 429'],
+      ['pending', 1, 'the SMS gateway answered HTTP 429'],
+      ['pending', 1, 'the SMS gateway answered HTTP 503']
+    ])
+    const byWait = rows.map((row) => row.next_attempt_at - clock.now()).sort((a, b) => a - b)
+    assert.equal(byWait[0], 120_000)
+    // An HTTP date has whole seconds: the wait is up to a second shorter than asked.
+    assert.ok(byWait[1]! > 299_000 && byWait[1]! <= 300_000, String(byWait[1]))
+    assert.equal(byWait[2], 3_600_000, 'a day is cut to the longest backoff, one hour')
+  })
+
   it('should retry a failing gateway with growing delays, then dead-letter the text after the 10th failure', async () => {
     // A clock that moves only when told: each retry happens exactly when it is due, never before.
     const clock = new ManualClock(t.clock.now())

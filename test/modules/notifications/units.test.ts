@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { retryAfter } from '../../../src/modules/notifications/channels/http.js'
 import { ConfigError, loadConfig } from '../../../src/config.js'
 import { describeError } from '../../../src/modules/notifications/channels/errors.js'
 import { escapeHtml, stepEmail } from '../../../src/modules/notifications/channels/email.templates.js'
@@ -80,5 +81,17 @@ describe('MAIL_FROM (D-02)', () => {
       return true
     })
     assert.throws(() => loadConfig({ MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' }), ConfigError)
+  })
+})
+
+describe('Retry-After (RFC 9110) of a gateway or webhook answer', () => {
+  it('should read seconds and HTTP dates, and nothing else', () => {
+    const now = Date.parse('2026-11-25T10:00:00Z')
+    assert.equal(retryAfter('120', now), 120_000)
+    assert.equal(retryAfter(' 0 ', now), 0)
+    assert.equal(retryAfter('2026', now), 2_026_000)
+    assert.equal(retryAfter('Wed, 25 Nov 2026 10:05:00 GMT', now), 300_000)
+    assert.equal(retryAfter('Wed, 25 Nov 2026 09:00:00 GMT', now), 0, 'a date in the past: no wait')
+    for (const bad of [null, '', '-5', '1.5', 'soon', '9999999999', 'in 5 minutes']) assert.equal(retryAfter(bad, now), undefined, String(bad))
   })
 })

@@ -34,8 +34,17 @@ export type DeliveryResult =
   | { readonly kind: 'delivered'; readonly onDelivered?: OnRecorded }
   /** Nothing to send and nothing to retry (a customer without a phone, D-60); the reason is recorded. */
   | { readonly kind: 'skipped'; readonly reason: string }
-  /** Retried with backoff, unless `permanent` (retrying cannot help): then dead at once. */
-  | { readonly kind: 'failed'; readonly error: string; readonly permanent?: boolean; readonly onFailed?: OnRecorded }
+  /**
+   * Retried with backoff, unless `permanent` (retrying cannot help): then dead at once. `retryAfterMs`:
+   * the receiver asked to wait at least that long (HTTP Retry-After); the backoff is never shorter.
+   */
+  | {
+      readonly kind: 'failed'
+      readonly error: string
+      readonly permanent?: boolean
+      readonly retryAfterMs?: number
+      readonly onFailed?: OnRecorded
+    }
 
 /** A way out for outbox rows of one `channel` value. */
 export interface Channel {

@@ -47,5 +47,17 @@ export async function postJson(
   }
   // The answer's body is not needed; reading it frees the connection for reuse.
   await response.arrayBuffer().catch(() => undefined)
-  return response.ok ? { kind: 'delivered' } : failed(`${what} answered HTTP ${response.status}`)
+  if (response.ok) return { kind: 'delivered' }
+  const error = `${what} answered HTTP ${response.status}`
+  const retryAfterMs = retryAfter(response.headers.get('retry-after'), Date.now())
+  return retryAfterMs === undefined ? failed(error) : { kind: 'failed', error, retryAfterMs }
+}
+
+/** A Retry-After value (RFC 9110: seconds, or an HTTP date) as milliseconds from `now`; undefined when absent or unreadable. */
+export function retryAfter(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined
+  const text = value.trim()
+  if (/^\d{1,9}$/.test(text)) return Number(text) * 1000
+  const at = Date.parse(text)
+  return Number.isNaN(at) || !/[a-z]/i.test(text) ? undefined : Math.max(0, at - now)
 }
