@@ -67,10 +67,11 @@ const MAX_ERROR_PAUSE_MS = 30_000
  * outside any transaction, record each outcome in another short transaction that applies only while
  * the claim still holds. Polling alone is enough for correctness; `nudge()` only cuts latency.
  *
- * Deliveries run side by side, and each frees its place as soon as it settles; a channel with
- * `batchSize` in flight is passed over by claims until some settle (one claim may take it past that,
- * to less than twice as many): one that hangs (an SMTP server that never answers) holds back only its own order, whose
- * later rows wait for it anyway (D-60), and never the deliveries of other orders or other channels.
+ * Deliveries run side by side, and each frees its place as soon as it settles: one that hangs (an
+ * SMTP server that never answers) holds back only its own order, whose later rows wait for it anyway
+ * (D-60), and never the deliveries of other orders or other channels. A channel with `batchSize` in
+ * flight is passed over by claims until some settle (one claim may take it past that, to less than
+ * twice as many).
  */
 export class Dispatcher {
   readonly id: string
@@ -167,16 +168,19 @@ export class Dispatcher {
   // per settled delivery would double the dispatcher's transactions under load.
   private begin(row: ClaimedRow): void {
     this.busy.set(row.channel, (this.busy.get(row.channel) ?? 0) + 1)
-    const delivery = this.process(row).finally(() => {
-      this.running.delete(delivery)
-      this.busy.set(row.channel, this.busy.get(row.channel)! - 1)
-      this.settledSinceClaim++
-      if (this.running.size === 0 || this.settledSinceClaim >= Math.ceil(this.deps.options.batchSize / 2)) this.nudge()
-    })
+    const delivery = this.process(row)
+      // process records every outcome itself; this only keeps an unforeseen error from going unhandled.
+      .catch((error: unknown) => this.log.error({ err: error, event_id: row.event_id }, 'outbox delivery failed unexpectedly'))
+      .finally(() => {
+        this.running.delete(delivery)
+        this.busy.set(row.channel, this.busy.get(row.channel)! - 1)
+        this.settledSinceClaim++
+        if (this.running.size === 0 || this.settledSinceClaim >= Math.ceil(this.deps.options.batchSize / 2)) this.nudge()
+      })
     this.running.add(delivery)
   }
 
-  // Resolves once no delivery is in flight; deliveries never reject (process records every outcome).
+  // Resolves once no delivery is in flight (they never reject, see begin).
   private async drained(): Promise<void> {
     while (this.running.size > 0) await Promise.all([...this.running])
   }
