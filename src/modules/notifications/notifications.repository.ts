@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import { prepare } from '../../db/prepared.js'
 import type { QueryRunner } from '../../db/query-runner.js'
 import type { DB } from '../../db/schema.js'
+import { STEP_ENTRY_TYPES } from '../orders/orders.table.js'
 
 /** How to reach a customer, read when a message is delivered, not when it was written (D-60). */
 export interface Contact {
@@ -34,7 +35,19 @@ export function notificationsRepository(db: Kysely<DB>) {
       position: p('position'),
       description: p('description'),
       actor: 'system',
-      follows: p('follows')
+      // A row written before migration 0011, or by an older process during a rolling upgrade, has
+      // no history_id: the step entry is the order's latest of that step and millisecond.
+      follows: (eb) =>
+        eb.fn.coalesce(
+          eb.val(p('follows')),
+          eb
+            .selectFrom('order_history as h')
+            .select((eb) => eb.fn.max('h.id').as('id'))
+            .where('h.order_id', '=', p('order_id'))
+            .where('h.at', '=', p('at'))
+            .where('h.position', '=', p('position'))
+            .where('h.type', 'in', [...STEP_ENTRY_TYPES])
+        )
     })
   )
 

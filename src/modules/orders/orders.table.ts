@@ -33,6 +33,9 @@ export interface ReceiptLinesTable {
 export const HISTORY_TYPES = ['created', 'moved', 'closed', 'reopened', 'updated', 'receipt_added', 'receipt_removed', 'tracked'] as const
 export type HistoryType = (typeof HISTORY_TYPES)[number]
 
+/** The entries of an order entering a step: those a step's events (D-60) announce. */
+export const STEP_ENTRY_TYPES = ['created', 'moved', 'updated'] as const satisfies readonly HistoryType[]
+
 export const ACTORS = ['staff', 'customer', 'app', 'admin', 'system'] as const
 export type Actor = (typeof ACTORS)[number]
 

@@ -5,6 +5,7 @@ import { describeEachDialect } from '../../helpers/app.js'
 import { ok } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
 import { ManualClock } from '../../../src/common/clock.js'
+import { linkTrackedEntries } from '../../../src/db/migrations/0011_history_follows.js'
 import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries } from './factories.js'
 import { Dispatchers, webhookSecret } from './harness.js'
 import { dispatcherOptions } from '../../../src/modules/notifications/outbox.dispatcher.js'
@@ -229,5 +230,41 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     const link = ok(await t.post(`/v1/transaction/${order.transaction_id}/tracking`)) as { tracking_url: string }
     const status = ok(await t.post(`${new URL(link.tracking_url).pathname}/status`, undefined, { auth: null })) as { history: Array<{ type: string; position_number: string }> }
     assert.deepEqual(status.history.map((entry) => [entry.type, entry.position_number]), expected.map(([type, position]) => [type, position]))
+  })
+
+  it('should place the tracked entries of an older release in the same way: those written before the upgrade by migration 0011, those pending at it when delivered', async () => {
+    const customer = await createCustomer(t)
+    await createService(t, `Upgraded ${t.dialect}`, [
+      { description: 'Picked up', events: [] },
+      { description: 'Washing', events: ['trak'] },
+      { description: 'Ironing', events: ['trak'] },
+      { description: 'Delivered', events: [] }
+    ])
+    t.clock.freeze()
+    const order = await (async () => {
+      try {
+        const created = await createOrder(t, customer.id, `Upgraded ${t.dialect}`)
+        for (let i = 0; i < 3; i++) ok(await t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: created.transaction_id }))
+        return created
+      } finally {
+        t.clock.thaw()
+      }
+    })()
+    const dispatcher = dispatchers.create()
+    // The release before 0011 wrote no links: the step 2 event was delivered then, the step 3 one is still pending.
+    const [first] = await outboxRows(t)
+    assert.equal(await dispatcher.runOnce(), 1)
+    await t.database.db.updateTable('order_history').set({ follows: null }).where('type', '=', 'tracked').execute()
+    await t.database.db.updateTable('outbox').set({ history_id: null }).where('status', '=', 'pending').execute()
+    const read = async () =>
+      ((ok(await t.post(`/v1/transaction/${order.transaction_id}/history`)) as { history: Array<Record<string, string>> }).history).map(
+        (entry) => `${entry.type} ${entry.position_number}`
+      )
+    assert.deepEqual(await read(), ['created 1', 'moved 2', 'moved 3', 'moved 4', 'tracked 2'], 'as the old release listed it')
+    await linkTrackedEntries(t.database.db)
+    assert.deepEqual(await read(), ['created 1', 'moved 2', 'tracked 2', 'moved 3', 'moved 4'])
+    assert.equal(first!.history_id !== null, true)
+    while ((await dispatcher.runOnce()) > 0);
+    assert.deepEqual(await read(), ['created 1', 'moved 2', 'tracked 2', 'moved 3', 'tracked 3', 'moved 4'])
   })
 })
