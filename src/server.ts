@@ -47,6 +47,11 @@ function namingTheDatabase(config: Config, error: unknown): unknown {
   return new Error(`the PostgreSQL database of DATABASE_URL (${withoutPassword(config.database.url)}) cannot be used: ${messageOf(error)}`)
 }
 
+/** Says which migrations this start applied (D-04), so an upgrade shows in the log; nothing when none. */
+function logApplied(logger: Logger, applied: readonly string[]): void {
+  if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations')
+}
+
 /** A listening server and what it holds open. */
 export interface RunningServer {
   readonly app: App
@@ -77,8 +82,9 @@ async function ensureAdminKey(config: Config, database: Database, clock: Clock, 
 export async function prepareStart(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Promise<void> {
   const database = openDatabase(config)
   try {
-    await migrateToLatest(database.db, database.dialect)
-    await ensureAdminKey(config, database, options.clock ?? systemClock, options.logger ?? createLogger(config.logLevel))
+    const logger = options.logger ?? createLogger(config.logLevel)
+    logApplied(logger, await migrateToLatest(database.db, database.dialect))
+    await ensureAdminKey(config, database, options.clock ?? systemClock, logger)
     await checkDataKey(database.db, loadCardKey(config))
   } catch (error) {
     throw namingTheDatabase(config, error)
@@ -99,7 +105,7 @@ export async function startServer(config: Config, options: { logger?: Logger; cl
   try {
     const dataKey = loadCardKey(config)
     if (options.prepared !== true) {
-      await migrateToLatest(database.db, database.dialect)
+      logApplied(logger, await migrateToLatest(database.db, database.dialect))
       await ensureAdminKey(config, database, clock, logger)
       await checkDataKey(database.db, dataKey)
     }

@@ -30,6 +30,9 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0011_history_follows': m0011
 }
 
+/** The names of this code base's migrations, in order. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS)
+
 /** The migrations of this code base for one dialect, for Kysely's Migrator (tests migrate part-way with it). */
 export function migrationProvider(dialect: Dialect): MigrationProvider {
   return {

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { after, afterEach, before, describe, it } from 'node:test'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase } from '../../src/db/database.js'
-import { migrateToLatest } from '../../src/db/migrator.js'
+import { MIGRATION_NAMES, migrateToLatest } from '../../src/db/migrator.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { ApiKeySummary } from '../../src/modules/api-keys/api-keys.repository.js'
 import { createLogger } from '../../src/platform/logger.js'
@@ -14,6 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import { Child, databaseUrl } from '../helpers/processes.js'
 
 const KEY_ID = 'ops_bootstrap'
+
 const FIRST_SECRET = 'F'.repeat(32) + '_first-secret'
 const SECOND_SECRET = 'S'.repeat(32) + '_second-secret'
 
@@ -132,6 +133,9 @@ for (const dialect of DIALECTS) {
       const lines = logs.map((line) => JSON.parse(line) as Record<string, unknown>)
       assert.ok(lines.some((line) => line.file === file()), logs.join('\n'))
       assert.ok(!logs.join('\n').includes(secret!))
+      // And the migrations this first start applied, all of them (D-04).
+      const applied = lines.find((line) => line.msg === 'applied database migrations')
+      assert.deepEqual(applied?.migrations, MIGRATION_NAMES)
     })
 
     it('should not create another key or rewrite the file on a second start', async () => {
@@ -141,6 +145,7 @@ for (const dialect of DIALECTS) {
       assert.equal(fs.readFileSync(file(), 'utf8'), before)
       assert.equal((await listKeys(test)).length, 1)
       assert.ok(!logs.slice(logsBefore).some((line) => line.includes('initial-api-key')))
+      assert.ok(!logs.slice(logsBefore).some((line) => line.includes('applied database migrations')), 'nothing left to apply')
     })
 
     it('should not write the file again even when an operator deleted it', async () => {
