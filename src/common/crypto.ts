@@ -74,22 +74,41 @@ function scryptAsync(password: string, salt: Buffer, options: ScryptOptions): Pr
   )
 }
 
+/**
+ * Passwords are hashed and compared in Unicode NFKC (NIST SP 800-63B, 5.1.1.2): the same visible
+ * password typed where "ë" is one code point and where it is "e" and a combining mark, or in
+ * full-width forms, is the same password.
+ */
+function normalizedPassword(password: string): string {
+  return password.normalize('NFKC')
+}
+
 /** A slow salted hash of a password, self-describing: `scrypt$N$r$p$salt$hash`. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16)
-  const key = await scryptAsync(password, salt, SCRYPT)
+  const key = await scryptAsync(normalizedPassword(password), salt, SCRYPT)
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
-/** Checks a password against a stored hash; false for a hash it cannot read. */
+/**
+ * Checks a password against a stored hash; false for a hash it cannot read. Hashes made before
+ * passwords were normalised hold the text as it was sent: a password that NFKC changes is checked
+ * as sent too when its normal form does not match (a second hash, for those passwords only, and as
+ * much for an unknown e-mail's dummy hash, so D-35's equal timing holds).
+ */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$')
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false
   const [N, r, p] = [Number(parts[1]), Number(parts[2]), Number(parts[3])]
   const salt = Buffer.from(parts[4]!, 'base64url')
   const expected = Buffer.from(parts[5]!, 'base64url')
-  const actual = await scryptAsync(password, salt, { N, r, p, maxmem: SCRYPT.maxmem })
-  return actual.length === expected.length && timingSafeEqual(actual, expected)
+  const matches = async (text: string) => {
+    const actual = await scryptAsync(text, salt, { N, r, p, maxmem: SCRYPT.maxmem })
+    return actual.length === expected.length && timingSafeEqual(actual, expected)
+  }
+  const normalized = normalizedPassword(password)
+  if (await matches(normalized)) return true
+  return normalized !== password && (await matches(password))
 }
 
 /** A hash that verifies nothing, spent on unknown e-mails so they cost what a wrong password costs (D-35). */

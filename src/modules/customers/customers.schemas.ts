@@ -19,7 +19,8 @@ export function Email(description = 'Trimmed and lower-cased; ASCII, at most 254
  * cannot carry them (RFC 7617), so such a password could never be used.
  */
 export function NewPassword(description = '8 to 128 characters, no control characters.') {
-  return Line(128, { minLength: 8, description })
+  // Passwords are compared in Unicode NFKC (common/crypto.ts), whatever form a keyboard sends.
+  return Line(128, { minLength: 8, description: `${description} Compared in Unicode NFKC: the same visible password matches in any normalisation form.` })
 }
 
 export const CreateCustomerBody = Type.Object({

@@ -25,6 +25,14 @@ describeEachDialect(
       assert.deepEqual(ok(await signIn({ email: customer.email, password: customer.password })), { status: 'success', customer_id: customer.id })
     })
 
+    it('should take the same visible password typed in another Unicode form (NFKC)', async () => {
+      const accented = await customerWithPassword(t, 'Crème brûlée 2026'.normalize('NFD'))
+      const body = { email: accented.email, password: 'Crème brûlée 2026'.normalize('NFC') }
+      assert.deepEqual(ok(await signIn(body)), { status: 'success', customer_id: accented.id })
+      ok(await t.post(`/v1/customer/${accented.id}`, undefined, { auth: basic(accented.email, body.password), headers: from() }))
+      problem(await signIn({ ...body, password: 'Creme brulee 2026' }), 'invalid_login')
+    })
+
     it('should trim and lower-case the e-mail before comparing it', async () => {
       assert.deepEqual(ok(await signIn({ email: `  ${customer.email.toUpperCase()} `, password: customer.password })), { status: 'success', customer_id: customer.id })
     })
