@@ -19,6 +19,8 @@ export interface CredentialStore {
 /** Checks HTTP Basic credentials (D-10 to D-14) and customer passwords for sign-in (D-35). */
 export class Authenticator {
   private readonly verifying = new Map<string, Promise<boolean | number>>()
+  // The same checks by e-mail and password, for requests that meet the limit before reading the customer.
+  private readonly checksByEmail = new Map<string, { customerId: string; outcome: Promise<boolean | number> }>()
 
   constructor(
     private readonly store: CredentialStore,
@@ -71,7 +73,14 @@ export class Authenticator {
     const failKey = `signin-fail:${email}`
     const failuresCheck = this.limiter.exhausted(failKey, limit, windowMs)
     const failures = failuresCheck instanceof Promise ? await failuresCheck : failuresCheck
-    if (!failures.allowed) throw problems.rateLimited(failures.retryAfterSeconds)
+    if (!failures.allowed) {
+      // The tenth slot may be held by the check of this very password, still running: wait for it.
+      const running = this.checksByEmail.get(`${failKey}\n${this.cache.fingerprint(password)}`)
+      if (running === undefined) throw problems.rateLimited(failures.retryAfterSeconds)
+      const outcome = await running.outcome
+      if (typeof outcome === 'number') throw problems.rateLimited(outcome)
+      return outcome ? running.customerId : null
+    }
 
     const found = await this.store.findCustomerLogin(email)
     // A customer without a password cannot authenticate (D-10): checked like an unknown e-mail.
@@ -110,23 +119,30 @@ export class Authenticator {
    */
   private verifyOnce(customerId: string, storedHash: string, password: string, failKey: string | null): Promise<boolean | number> {
     const key = this.verificationKey(customerId, storedHash, password)
-    let pending = this.verifying.get(key)
-    if (pending === undefined) {
-      pending = (async () => {
-        if (failKey !== null) {
-          const reserved = await this.reserveFailure(failKey)
-          if (reserved !== true) return reserved
-        }
-        const matches = await verifyPassword(password, storedHash)
-        if (matches) {
-          this.cache.remember(customerId, storedHash, password)
-          if (failKey !== null) await this.limiter.refund(failKey)
-        }
-        return matches
-      })().finally(() => this.verifying.delete(key))
-      this.verifying.set(key, pending)
-    }
-    return pending
+    const pending = this.verifying.get(key)
+    if (pending !== undefined) return pending
+    const check = (async () => {
+      if (failKey !== null) {
+        const reserved = await this.reserveFailure(failKey)
+        if (reserved !== true) return reserved
+      }
+      const matches = await verifyPassword(password, storedHash)
+      if (matches) {
+        this.cache.remember(customerId, storedHash, password)
+        if (failKey !== null) await this.limiter.refund(failKey)
+      }
+      return matches
+    })()
+    this.verifying.set(key, check)
+    const byEmail = failKey === null ? null : `${failKey}\n${this.cache.fingerprint(password)}`
+    if (byEmail !== null) this.checksByEmail.set(byEmail, { customerId, outcome: check })
+    void check
+      .finally(() => {
+        this.verifying.delete(key)
+        if (byEmail !== null && this.checksByEmail.get(byEmail)?.outcome === check) this.checksByEmail.delete(byEmail)
+      })
+      .catch(() => {})
+    return check
   }
 
   private verificationKey(customerId: string, storedHash: string, password: string): string {

@@ -287,4 +287,20 @@ describeEachDialect('a customer\'s requests at once before the password is cache
     t.clock.advance(61_000)
     ok(await t.post(`/v1/customer/${customer.id}`, undefined, { auth }))
   })
+
+  it('should answer them all after nine failures too: the tenth slot is held by the check of that same password', async () => {
+    const customer = await customerWithPassword(t, 'nine slips then a rush')
+    const auth = basic(customer.email, customer.password)
+    for (let i = 0; i < 9; i++) problem(await t.post('/v1/customer/signin', { email: customer.email, password: `slip ${i}` }), 'invalid_login')
+    const signIns = await Promise.all(
+      Array.from({ length: 25 }, () => t.post('/v1/customer/signin', { email: customer.email, password: customer.password }))
+    )
+    assert.deepEqual(signIns.map((r) => r.statusCode), Array(25).fill(200))
+    t.clock.advance(61_000)
+    const reads = await Promise.all(Array.from({ length: 25 }, () => t.post(`/v1/customer/${customer.id}`, undefined, { auth })))
+    assert.deepEqual(reads.map((r) => r.statusCode), Array(25).fill(200))
+    // Nine failures still: the tenth locks the e-mail, the right password included.
+    problem(await t.post('/v1/customer/signin', { email: customer.email, password: 'the tenth slip' }), 'invalid_login')
+    problem(await t.post('/v1/customer/signin', { email: customer.email, password: customer.password }), 'rate_limited')
+  })
 })

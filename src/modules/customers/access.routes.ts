@@ -1,6 +1,7 @@
 import type { App } from '../../platform/app-types.js'
 import type { RateLimitStore } from '../../platform/rate-limit.js'
 import { operation, textAnswer } from '../../platform/schemas.js'
+import { passwordInNfkc } from './new-password.js'
 import { MessageResponse, ResetConfirmBody, ResetRequestBody, SignInBody, SignInResponse, StatusResponse } from './access.schemas.js'
 import { RESET_PAGE_HEADERS, RESET_PAGE_HTML } from './password-reset.page.js'
 import type { PasswordResetService } from './password-reset.service.js'
@@ -55,6 +56,7 @@ export function resetConfirmRoutes(app: App, reset: PasswordResetService, limite
     '/v1/customer/reset_password/confirm',
     {
       onRequest: signInCallsPerAddress(limiter),
+      preValidation: passwordInNfkc,
       schema: operation({
         id: 'confirmPasswordReset',
         summary: 'Confirm password reset',
@@ -94,6 +96,7 @@ export function resetPageRoutes(app: App, reset: PasswordResetService, limiter: 
     '/reset-password',
     {
       onRequest: signInCallsPerAddress(limiter),
+      preValidation: passwordInNfkc,
       schema: operation({
         id: 'submitPasswordResetPage',
         summary: 'Submit the password reset page',

@@ -1,6 +1,7 @@
 import type { App } from '../../platform/app-types.js'
 import { callerOf } from '../../platform/idempotency.js'
 import { operation } from '../../platform/schemas.js'
+import { passwordInNfkc } from './new-password.js'
 import { CreateCustomerBody, CustomerCreateView, CustomerIdParams, CustomerView, UpdateCustomerBody } from './customers.schemas.js'
 import type { CustomersService } from './customers.service.js'
 
@@ -11,11 +12,12 @@ export function customerCreateRoutes(app: App, customers: CustomersService): voi
   app.post(
     '/v1/customer/create',
     {
+      preValidation: passwordInNfkc,
       schema: operation({
         id: 'createCustomer',
         summary: 'Create customer',
         description:
-          'E-mail trimmed, lower-cased, at most 254 characters and unused (409 `email_taken`); zip five digits or ZIP+4, with `city` and `state` from a bundled US ZIP code database (400 `unknown_zip` when it is not in it); optional password of 8 to 128 characters (D-31). Answers the create shape: `street_one`, `street_two`, `zip`.',
+          'E-mail trimmed, lower-cased, at most 254 characters and unused (409 `email_taken`); zip five digits or ZIP+4, with `city` and `state` from a bundled US ZIP code database (400 `unknown_zip` when it is not in it); optional password of 8 to 128 characters, counted in Unicode NFKC, the form passwords are compared in (D-31). Answers the create shape: `street_one`, `street_two`, `zip`.',
         tags,
         body: CreateCustomerBody,
         response: CustomerCreateView,

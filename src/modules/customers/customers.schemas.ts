@@ -20,7 +20,7 @@ export function Email(description = 'Trimmed and lower-cased; ASCII, at most 254
  */
 export function NewPassword(description = '8 to 128 characters, no control characters.') {
   // Passwords are compared in Unicode NFKC (common/crypto.ts), whatever form a keyboard sends.
-  return Line(128, { minLength: 8, description: `${description} Compared in Unicode NFKC: the same visible password matches in any normalisation form.` })
+  return Line(128, { minLength: 8, description: `${description} Counted and compared in Unicode NFKC: the same visible password matches in any normalisation form.` })
 }
 
 export const CreateCustomerBody = Type.Object({

@@ -33,6 +33,19 @@ describeEachDialect(
       problem(await signIn({ ...body, password: 'Creme brulee 2026' }), 'invalid_login')
     })
 
+    it('should count a new password\'s 8 to 128 characters in NFKC, the form it is compared in', async () => {
+      const sevenDecomposed = 'ë'.repeat(7).normalize('NFD')
+      const create = (password: string) => t.post('/v1/customer/create', { email: uniqueEmail('nfkc'), zip: '10001', password })
+      assert.deepEqual(problem(await create(sevenDecomposed), 'validation_failed', ['/password']).errors, [
+        { field: '/password', message: 'must be at least 8 characters' }
+      ])
+      // Hangul jamo: 8 code points sent, 3 syllables compared.
+      problem(await create('\u1100\u1161\u11A8\u1100\u1161\u11A8\u1100\u1161'), 'validation_failed', ['/password'])
+      const hundred = 'ë'.repeat(100)
+      const created = ok(await create(hundred.normalize('NFD'))) as { customer_id: string; email: string }
+      assert.deepEqual(ok(await signIn({ email: created.email, password: hundred.normalize('NFC') })), { status: 'success', customer_id: created.customer_id })
+    })
+
     it('should trim and lower-case the e-mail before comparing it', async () => {
       assert.deepEqual(ok(await signIn({ email: `  ${customer.email.toUpperCase()} `, password: customer.password })), { status: 'success', customer_id: customer.id })
     })
