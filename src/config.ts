@@ -74,8 +74,9 @@ function fail(variable: string, accepts: string, got: string): never {
 /**
  * A URL as it may be echoed in the one-line error: the password of `scheme://user:password@host`
  * hidden, up to the last `@` (a password may hold one, unencoded), and the values of query
- * parameters whose names say they carry credentials (`key`, `access_token`, `sig`, `password`, …). DATABASE_URL and SMTP_URL carry credentials, and the error
- * line goes to stderr and from there to log collectors; it printed them in full before.
+ * parameters whose names say they carry credentials (`key`, `access_token`, `sig`, `password`, …).
+ * DATABASE_URL and SMTP_URL carry credentials, and the error line goes to stderr and from there to
+ * log collectors; it printed them in full before.
  */
 export function withoutPassword(value: string): string {
   return value

@@ -47,10 +47,6 @@ function namingTheDatabase(config: Config, error: unknown): unknown {
   return new Error(`the PostgreSQL database of DATABASE_URL (${withoutPassword(config.database.url)}) cannot be used: ${messageOf(error)}`)
 }
 
-/** Says which migrations this start applied (D-04), so an upgrade shows in the log; nothing when none. */
-function logApplied(logger: Logger, applied: readonly string[]): void {
-  if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations')
-}
 
 /** A listening server and what it holds open. */
 export interface RunningServer {
@@ -75,17 +71,25 @@ async function ensureAdminKey(config: Config, database: Database, clock: Clock, 
 }
 
 /**
+ * The database made ready for the API: migrations (D-04; those applied are logged, so an upgrade
+ * shows), the start-up keys (D-02, D-03) and the data key's check.
+ */
+async function prepareDatabase(config: Config, database: Database, dataKey: Buffer, clock: Clock, logger: Logger): Promise<void> {
+  const applied = await migrateToLatest(database.db, database.dialect)
+  if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations')
+  await ensureAdminKey(config, database, clock, logger)
+  await checkDataKey(database.db, dataKey)
+}
+
+/**
  * Issue 10: what `serve --workers N` does once, in the primary, before forking: migrations (D-04),
  * the start-up keys (D-02, D-03) and, outside production, the generated card key file, so N workers
  * starting at once neither repeat the work nor read a key file another is still writing.
  */
 export async function prepareStart(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Promise<void> {
-  const database = openDatabase(config)
+  const database = openNamingTheSetting(config)
   try {
-    const logger = options.logger ?? createLogger(config.logLevel)
-    logApplied(logger, await migrateToLatest(database.db, database.dialect))
-    await ensureAdminKey(config, database, options.clock ?? systemClock, logger)
-    await checkDataKey(database.db, loadCardKey(config))
+    await prepareDatabase(config, database, loadCardKey(config), options.clock ?? systemClock, options.logger ?? createLogger(config.logLevel))
   } catch (error) {
     throw namingTheDatabase(config, error)
   } finally {
@@ -104,11 +108,7 @@ export async function startServer(config: Config, options: { logger?: Logger; cl
   let app: App | undefined
   try {
     const dataKey = loadCardKey(config)
-    if (options.prepared !== true) {
-      logApplied(logger, await migrateToLatest(database.db, database.dialect))
-      await ensureAdminKey(config, database, clock, logger)
-      await checkDataKey(database.db, dataKey)
-    }
+    if (options.prepared !== true) await prepareDatabase(config, database, dataKey, clock, logger)
     app = await buildApp({ config, database, dataKey, clock, logger })
     const url = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       // D-01: the one line names the settings; Node's own says only "listen EADDRNOTAVAIL …".

@@ -118,7 +118,8 @@ export class Authenticator {
    * Answers whether the password matched, or the seconds to wait when the limit was reached.
    */
   private verifyOnce(customerId: string, storedHash: string, password: string, failKey: string | null): Promise<boolean | number> {
-    const key = this.verificationKey(customerId, storedHash, password)
+    const fingerprint = this.cache.fingerprint(password)
+    const key = `${customerId}\n${storedHash}\n${fingerprint}`
     const pending = this.verifying.get(key)
     if (pending !== undefined) return pending
     const check = (async () => {
@@ -134,7 +135,7 @@ export class Authenticator {
       return matches
     })()
     this.verifying.set(key, check)
-    const byEmail = failKey === null ? null : `${failKey}\n${this.cache.fingerprint(password)}`
+    const byEmail = failKey === null ? null : `${failKey}\n${fingerprint}`
     if (byEmail !== null) this.checksByEmail.set(byEmail, { customerId, outcome: check })
     void check
       .finally(() => {
@@ -143,10 +144,6 @@ export class Authenticator {
       })
       .catch(() => {})
     return check
-  }
-
-  private verificationKey(customerId: string, storedHash: string, password: string): string {
-    return `${customerId}\n${storedHash}\n${this.cache.fingerprint(password)}`
   }
 
   /** Forgets a customer's verified credential at once (their password changed). */
