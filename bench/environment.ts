@@ -178,6 +178,26 @@ export async function startApiServer(options: ServerOptions): Promise<Child> {
   return child
 }
 
+/** Starts bench/reference.ts (the full view by hand-prepared SQL) on the seeded database, pinned to a core. */
+export async function startReference(port: number, databaseUrl: string, cpu: number | null, logFile: string): Promise<Child> {
+  const child = spawnPinned({
+    name: 'reference',
+    command: process.execPath,
+    args: ['--import', 'tsx', path.join(ROOT, 'bench', 'reference.ts')],
+    cpu,
+    logFile,
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATABASE_URL: databaseUrl }
+  })
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, child, 30_000)
+  } catch (error) {
+    await child.stop(1000)
+    throw new Error(`${(error as Error).message}; its log: ${logFile}\n${tail(logFile)}`)
+  }
+  return child
+}
+
 /** Starts bench/baseline.ts pinned to a core. */
 export async function startBaseline(port: number, cpu: number | null, logFile: string): Promise<Child> {
   const child = spawnPinned({

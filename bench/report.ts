@@ -124,7 +124,7 @@ function p99Target(scenario: ScenarioReport, maximumMs: number): TargetResult {
 export function evaluateTargets(report: Omit<MainReport, 'targets'>): TargetResult[] {
   const targets: TargetResult[] = []
   for (const scenario of report.scenarios) {
-    if (scenario.kind === 'baseline') continue
+    if (scenario.kind === 'baseline' || scenario.kind === 'reference') continue
     if (report.db === 'sqlite') {
       if (scenario.name === 'get-transaction') {
         targets.push(ratioTarget(scenario, 0.25), p99Target(scenario, 10))
@@ -163,6 +163,23 @@ function errorsOf(scenario: ScenarioReport): { errors: number; expected: number 
   return scenario.runs.reduce((acc, run) => ({ errors: acc.errors + run.result.errors, expected: acc.expected + run.result.expected }), { errors: 0, expected: 0 })
 }
 
+/**
+ * get-transaction against the hand-prepared reference of the same read, when both ran: the share of
+ * the reference's rate the API reaches, and the microseconds per request the API spends on top
+ * (its platform: credentials, headers, hooks, metrics), from the two median rates on one core.
+ */
+export function referenceComparison(report: Pick<MainReport, 'scenarios'>): string | null {
+  const api = report.scenarios.find((s) => s.name === 'get-transaction')
+  const reference = report.scenarios.find((s) => s.name === 'reference-transaction')
+  if (api === undefined || reference === undefined) return null
+  const [apiRps, referenceRps] = [api.median.result.rps, reference.median.result.rps]
+  const extraMicros = 1e6 / apiRps - 1e6 / referenceRps
+  return (
+    `get-transaction runs at ${(apiRps / referenceRps).toFixed(2)} of the hand-prepared reference (${fmt.rps(apiRps)} against ${fmt.rps(referenceRps)} req/s; ` +
+    `the reference at ${(reference.ratio ?? 0).toFixed(3)} of the baseline): ${extraMicros.toFixed(0)} µs more per request`
+  )
+}
+
 /** The results table as text for the terminal. */
 export function consoleTable(report: MainReport): string {
   const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', '409', 'ratio', 'RSS MiB', 'rounds req/s', 'other load/steal']
@@ -184,6 +201,8 @@ export function consoleTable(report: MainReport): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)]
+  const comparison = referenceComparison(report)
+  if (comparison !== null) out.push('', comparison)
   out.push('', 'targets:')
   for (const t of report.targets) out.push(`  ${t.met ? 'MET   ' : 'MISSED'} ${t.what} ${t.target}: ${t.measured} (${t.margin})`)
   return out.join('\n')
@@ -209,6 +228,8 @@ export function markdown(report: MainReport): string {
       `| ${s.name} | ${fmt.rps(s.median.result.rps)} | ${fmt.ms(s.median.result.p50)} | ${fmt.ms(s.median.result.p99)} | ${errors} | ${s.kind === 'write' ? expected : ''} | ${s.ratio === null ? '1' : s.ratio.toFixed(3)} | ${fmt.mib(Math.max(...s.runs.map((r) => r.rssPeak)))} | ${s.runs.map((r) => fmt.rps(r.result.rps)).join(' / ')} | ${noise(s)} |`
     )
   }
+  const comparison = referenceComparison(report)
+  if (comparison !== null) out.push('', `${comparison}.`)
   out.push('', `API process RSS: ${fmt.mib(report.rss.idle)} MiB idle after start, ${fmt.mib(report.rss.peak)} MiB peak under load.`)
   if (report.counters !== null) {
     out.push(

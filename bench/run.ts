@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { BENCH_DIR, buildServer, createDatabase, freePort, ROOT, startApiServer, startBaseline, withOpenDatabase, type BenchDatabase } from './environment.js'
+import { BENCH_DIR, buildServer, createDatabase, freePort, ROOT, startApiServer, startBaseline, startReference, withOpenDatabase, type BenchDatabase } from './environment.js'
 import { drive, log, waitForQuiet, type Options, type Target } from './driver.js'
 import { ensureWrk } from './loadgen.js'
 import { machineInfo } from './machine.js'
@@ -99,7 +99,8 @@ function parseOptions(argv: string[]): Options {
     // The baseline runs in every round: the ratios need it.
     scenarios: ['baseline', ...selected.filter((n) => n !== 'baseline')],
     logLevel: values['log-level'],
-    profile: values.profile === undefined ? [] : names(values.profile, SCENARIO_NAMES.filter((n) => n !== 'baseline')),
+    // Profiles are of the API server: the baseline and the reference have nothing of it to show.
+    profile: values.profile === undefined ? [] : names(values.profile, SCENARIO_NAMES.filter((n) => n !== 'baseline' && n !== 'reference-transaction')),
     profileSeconds: number('profile-seconds', values['profile-seconds'], 1),
     scale: values.scale,
     quietWait: number('quiet-wait', values['quiet-wait'], 0),
@@ -195,9 +196,15 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
 
     const all = buildScenarios(data)
     const scenarios = options.scenarios.map((name) => all.get(name)!)
-    const [apiPort, baselinePort] = [await freePort(), await freePort()]
+    const [apiPort, baselinePort, referencePort] = [await freePort(), await freePort(), await freePort()]
     const baseline = await startBaseline(baselinePort, options.serverCpu, path.join(runDir, 'baseline.log'))
     children.push(baseline)
+    const reference = scenarios.some((s) => s.target === 'reference')
+      ? await startReference(referencePort, database.url, options.serverCpu, path.join(runDir, 'reference.log'))
+      : null
+    if (reference !== null) children.push(reference)
+    const pidOf = { api: () => api.pid, baseline: () => baseline.pid, reference: () => reference!.pid }
+    const portOf = { api: apiPort, baseline: baselinePort, reference: referencePort }
     const api = await startApiServer({
       entry,
       databaseUrl: database.url,
@@ -216,14 +223,14 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
     const targets: Target[] = scenarios.map((scenario) => ({
       scenario,
       file: writeRequestFile(path.join(runDir, 'requests'), scenario),
-      url: `http://127.0.0.1:${scenario.target === 'api' ? apiPort : baselinePort}`,
+      url: `http://127.0.0.1:${portOf[scenario.target]}`,
       cursor: 0
     }))
     await preflight(targets)
     verifiedAt = Date.now()
 
     const runs = new Map(scenarios.map((s) => [s.name, { title: s.title, kind: s.kind, runs: [] as RunRecord[] }]))
-    const foreign = new ForeignLoad(() => [api.pid, ...descendants(api.pid), baseline.pid])
+    const foreign = new ForeignLoad(() => [api.pid, ...descendants(api.pid), baseline.pid, ...(reference === null ? [] : [reference.pid])])
     const minutes = (options.rounds * scenarios.length * (options.duration + options.warmup)) / 60
     log(`${options.rounds} rounds of ${scenarios.length} scenarios, ${options.connections} connections, ${options.workers} API process(es) on core ${options.serverCpu ?? 'any'}, wrk on core ${options.loadCpu ?? 'any'}: about ${minutes.toFixed(0)} min`)
     for (let round = 1; round <= options.rounds; round++) {
@@ -232,7 +239,7 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
         await waitForQuiet(options.quietWait)
         if (target.scenario.prime === true) await primeCredentials(target, options.warmup + options.duration)
         if (options.warmup > 0) await drive(target, options, options.warmup)
-        const sampler = new RssSampler(target.scenario.target === 'api' ? api.pid : baseline.pid, 200, target.scenario.target === 'api')
+        const sampler = new RssSampler(pidOf[target.scenario.target](), 200, target.scenario.target === 'api')
         sampler.start()
         foreign.begin()
         const result = await drive(target, options, options.duration)
@@ -262,7 +269,7 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
     const counters = await withOpenDatabase(database, (db) => verifyCounters(db.db))
 
     const scenarioReports = summarize(runs)
-    const apiPeak = Math.max(0, ...scenarioReports.filter((s) => s.kind !== 'baseline').flatMap((s) => s.runs.map((r) => r.rssPeak)))
+    const apiPeak = Math.max(0, ...scenarioReports.filter((s) => s.kind === 'read' || s.kind === 'write').flatMap((s) => s.runs.map((r) => r.rssPeak)))
     const partial: Omit<MainReport, 'targets'> = {
       kind: 'main',
       startedAt,

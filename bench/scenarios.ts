@@ -14,15 +14,15 @@ export interface BenchRequest {
   body: string
 }
 
-export type ScenarioKind = 'baseline' | 'read' | 'write'
+export type ScenarioKind = 'baseline' | 'reference' | 'read' | 'write'
 
 /** A load scenario: which requests it cycles through and what the targets compare it with. */
 export interface Scenario {
   name: string
   title: string
   kind: ScenarioKind
-  /** Which server answers it. */
-  target: 'api' | 'baseline'
+  /** Which server answers it: the API, the bare baseline, or the hand-prepared reference (bench/reference.ts). */
+  target: 'api' | 'baseline' | 'reference'
   /** The requests, cycled in order; write scenarios continue where the previous run stopped. */
   requests: BenchRequest[]
   /** Count responses per status (409s apart from errors); costs the load generator a little. */
@@ -47,6 +47,7 @@ export interface Scenario {
 export const SCENARIO_NAMES = [
   'baseline',
   'get-transaction',
+  'reference-transaction',
   'get-customer',
   'search-customers',
   'get-items',
@@ -103,6 +104,16 @@ export function buildScenarios(data: SeedResult): Map<ScenarioName, Scenario> {
     requests: data.customerTransactions.map((id) => ({ method: 'POST', path: `/v1/transaction/${id}`, authorization: data.customer.authorization, body: '' })),
     countStatuses: false,
     prime: true
+  })
+
+  // Not a target of its own: what this machine allows for the same read with none of the API's
+  // platform, so the report can say how much of get-transaction's gap is the platform's.
+  add('reference-transaction', {
+    title: 'reference: the full view by hand-prepared SQL in a bare Fastify, no credentials',
+    kind: 'reference',
+    target: 'reference',
+    requests: data.customerTransactions.map((id) => ({ method: 'POST', path: `/v1/transaction/${id}`, authorization: '', body: '' })),
+    countStatuses: false
   })
 
   add('get-customer', {
