@@ -70,7 +70,9 @@ function credentialStore(database: Database): CredentialStore {
   const keptLogins = new VersionedMemo<Awaited<ReturnType<CredentialStore['findCustomerLogin']>>>(database.dataVersion, 1000)
   return {
     findApiKey: (id) => keptKeys.get(id, () => keys.findForAuth(database.reader, id)),
-    findCustomerLogin: (email) => keptLogins.get(email, () => customerLogin.first(database.reader, { email }))
+    findCustomerLogin: (email) => keptLogins.get(email, () => customerLogin.first(database.reader, { email })),
+    keptApiKey: (id) => keptKeys.peek(id),
+    keptCustomerLogin: (email) => keptLogins.peek(email)
   }
 }
 

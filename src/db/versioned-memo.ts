@@ -17,6 +17,17 @@ export class VersionedMemo<V> {
     private readonly maxEntries = 1000
   ) {}
 
+  /**
+   * The kept answer for `key` while the data it was read from is still the data, without computing
+   * anything: `{ value }` (the value may be undefined: an unknown id is kept too), or undefined when
+   * nothing current is kept (or there is no version to tell: PostgreSQL).
+   */
+  peek(key: string): { value: V } | undefined {
+    if (this.version === null) return undefined
+    const kept = this.entries.get(key)
+    return kept !== undefined && kept.version === this.version() ? kept : undefined
+  }
+
   async get(key: string, compute: () => Promise<V>): Promise<V> {
     if (this.version === null) return compute()
     // Read before computing: a commit that lands during the computation makes the kept answer

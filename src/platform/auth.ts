@@ -1,19 +1,26 @@
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { ApiKeyRole } from '../modules/api-keys/api-keys.table.js'
 import { constantTimeEqual, DUMMY_PASSWORD_HASH, sha256Hex, verifyPassword } from '../common/crypto.js'
 import { normalizeEmail } from '../common/email.js'
 import type { App } from './app-types.js'
-import { parseBasicAuthorization } from './basic-auth.js'
+import { parseBasicAuthorization, type BasicCredentials } from './basic-auth.js'
 import type { VerifiedCredentialCache } from './credential-cache.js'
 import { callerClass, type CallerClass, type Principal } from './principal.js'
 import { problems } from './problems.js'
-import { LIMITS, type RateLimitStore } from './rate-limit.js'
+import { LIMITS, RateLimiter, type RateDecision, type RateLimitStore } from './rate-limit.js'
 import { addProblems } from './schemas.js'
+
+type StoredApiKey = { role: ApiKeyRole; secret_hash: string; revoked_at: number | null }
+type StoredLogin = { id: string; password_hash: string | null }
 
 /** The stored side of credentials, read by the authenticator on every authenticated request. */
 export interface CredentialStore {
-  findApiKey(id: string): Promise<{ role: ApiKeyRole; secret_hash: string; revoked_at: number | null } | undefined>
-  findCustomerLogin(email: string): Promise<{ id: string; password_hash: string | null } | undefined>
+  findApiKey(id: string): Promise<StoredApiKey | undefined>
+  findCustomerLogin(email: string): Promise<StoredLogin | undefined>
+  /** What `findApiKey` would answer, when it is known without reading (`{ value }`); else undefined. */
+  keptApiKey?(id: string): { value: StoredApiKey | undefined } | undefined
+  /** What `findCustomerLogin` would answer, when it is known without reading; else undefined. */
+  keptCustomerLogin?(email: string): { value: StoredLogin | undefined } | undefined
 }
 
 /** Checks HTTP Basic credentials (D-10 to D-14) and customer passwords for sign-in (D-35). */
@@ -21,6 +28,8 @@ export class Authenticator {
   private readonly verifying = new Map<string, Promise<boolean | number>>()
   // The same checks by e-mail and password, for requests that meet the limit before reading the customer.
   private readonly checksByEmail = new Map<string, { customerId: string; outcome: Promise<boolean | number> }>()
+  // The rate-limit counters answer at once (this process's memory, not Redis): see `admittedAtOnce`.
+  private readonly countsInMemory: boolean
 
   constructor(
     private readonly store: CredentialStore,
@@ -28,12 +37,47 @@ export class Authenticator {
     // Issue 10: in memory, or shared through Redis. Its answers may be promises; the two checks on
     // every customer request await only those, as awaiting a plain value costs a microtask turn.
     private readonly limiter: RateLimitStore
-  ) {}
+  ) {
+    this.countsInMemory = limiter instanceof RateLimiter
+  }
 
-  /** The principal of a request's Basic credentials; 401 (or 429 after too many failures) otherwise. */
-  async authenticate(authorization: string | undefined, clientAddress: string): Promise<Principal> {
+  /**
+   * The principal of a request's Basic credentials; 401 (or 429 after too many failures) otherwise.
+   * Answered at once, without a promise, when nothing has to be waited for (see `admittedAtOnce`);
+   * a refusal is then thrown, else the promise rejects.
+   */
+  authenticate(authorization: string | undefined, clientAddress: string): Principal | Promise<Principal> {
     const credentials = parseBasicAuthorization(authorization)
     if (credentials === undefined) throw problems.unauthenticated()
+    return this.admittedAtOnce(credentials, clientAddress) ?? this.authenticateSlowly(credentials, clientAddress)
+  }
+
+  /**
+   * Issue 7: the usual request (a key or a login read since the data last changed, a password
+   * verified in the last 50 s, counters in memory and under their limits) is admitted without a
+   * single promise: that path is most of what a read costs beyond its SQL. Only an admission is
+   * decided here, with the same checks as `authenticateSlowly` in the same order; anything else
+   * (unknown, wrong, revoked, limited, not yet kept, due for a re-check, Redis counters) is
+   * undefined and takes the slow path, which decides it as it always has.
+   */
+  private admittedAtOnce(credentials: BasicCredentials, clientAddress: string): Principal | undefined {
+    if (!credentials.user.includes('@')) {
+      const key = this.store.keptApiKey?.(credentials.user)?.value
+      if (key === undefined || key.revoked_at !== null || !constantTimeEqual(sha256Hex(credentials.password), key.secret_hash)) return undefined
+      return { kind: 'key', role: key.role, keyId: credentials.user }
+    }
+    if (!this.countsInMemory) return undefined
+    const perAddress = LIMITS.signInCallsPerAddress
+    if (!(this.limiter.exhausted(`basic-fail:${clientAddress}`, perAddress.limit, perAddress.windowMs) as RateDecision).allowed) return undefined
+    const email = normalizeEmail(credentials.user)
+    const perEmail = LIMITS.failedSignInsPerEmail
+    if (!(this.limiter.exhausted(`signin-fail:${email}`, perEmail.limit, perEmail.windowMs) as RateDecision).allowed) return undefined
+    const login = this.store.keptCustomerLogin?.(email)?.value
+    if (login?.password_hash == null) return undefined
+    return this.cache.check(login.id, login.password_hash, credentials.password) === 'valid' ? { kind: 'customer', customerId: login.id } : undefined
+  }
+
+  private async authenticateSlowly(credentials: BasicCredentials, clientAddress: string): Promise<Principal> {
     // Key ids never contain '@'; e-mail addresses always do.
     if (!credentials.user.includes('@')) {
       const key = await this.store.findApiKey(credentials.user)
@@ -173,10 +217,22 @@ export function callersScope(auth: Authenticator, callers: readonly CallerClass[
       schema.description = typeof schema.description === 'string' ? `${who}\n\n${schema.description}` : who
       addProblems(route.schema, callers.length === 3 ? ['unauthenticated'] : ['unauthenticated', 'forbidden'])
     })
-    app.addHook('onRequest', async (request: FastifyRequest) => {
-      const principal = await auth.authenticate(request.headers.authorization, request.ip)
-      if (!callers.includes(callerClass(principal))) throw problems.forbidden()
+    // Callback style, so a request admitted at once (`authenticate` answering without a promise)
+    // goes on to its handler without waiting for a microtask turn.
+    const admit = (request: FastifyRequest, principal: Principal, done: HookHandlerDoneFunction): void => {
+      if (!callers.includes(callerClass(principal))) return done(problems.forbidden())
       request.principal = principal
+      done()
+    }
+    app.addHook('onRequest', (request, _reply, done) => {
+      let outcome: Principal | Promise<Principal>
+      try {
+        outcome = auth.authenticate(request.headers.authorization, request.ip)
+      } catch (error) {
+        return done(error as Error)
+      }
+      if (outcome instanceof Promise) outcome.then((principal) => admit(request, principal, done), done)
+      else admit(request, outcome, done)
     })
     routes(app)
   }

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { ManualClock } from '../../src/common/clock.js'
 import { VerifiedCredentialCache } from '../../src/platform/credential-cache.js'
 import { LIMITS, RateLimiter } from '../../src/platform/rate-limit.js'
-import { hashPassword } from '../../src/common/crypto.js'
+import { hashPassword, sha256Hex } from '../../src/common/crypto.js'
 import { Authenticator } from '../../src/platform/auth.js'
 import { basic, describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
@@ -302,5 +302,112 @@ describeEachDialect('a customer\'s requests at once before the password is cache
     // Nine failures still: the tenth locks the e-mail, the right password included.
     problem(await t.post('/v1/customer/signin', { email: customer.email, password: 'the tenth slip' }), 'invalid_login')
     problem(await t.post('/v1/customer/signin', { email: customer.email, password: customer.password }), 'rate_limited')
+  })
+})
+
+describe('requests admitted at once, without a promise (issue 7)', () => {
+  const PASSWORD = 'the right password'
+  const SECRET = 'the key secret, 32 characters long'
+  let hash: string
+
+  /** A store whose kept answers are set by the test, counting the reads it is asked for. */
+  function store() {
+    const keys = new Map<string, { role: 'staff'; secret_hash: string; revoked_at: number | null } | undefined>()
+    const logins = new Map<string, { id: string; password_hash: string | null } | undefined>()
+    const reads = { keys: 0, logins: 0 }
+    return {
+      keys,
+      logins,
+      reads,
+      findApiKey: async (id: string) => {
+        reads.keys++
+        return keys.get(id)
+      },
+      findCustomerLogin: async (email: string) => {
+        reads.logins++
+        return logins.get(email)
+      },
+      keptApiKey: (id: string) => (keys.has(id) ? { value: keys.get(id) } : undefined),
+      keptCustomerLogin: (email: string) => (logins.has(email) ? { value: logins.get(email) } : undefined)
+    }
+  }
+
+  async function codeOf(outcome: unknown): Promise<string> {
+    assert.ok(outcome instanceof Promise, 'a refusal or a read is answered through a promise')
+    return outcome.then(
+      () => 'admitted',
+      (error: { code: string }) => error.code
+    )
+  }
+
+  it('should admit a kept API key with its secret at once, and leave anything else to the full check', async () => {
+    const credentials = store()
+    const auth = new Authenticator(credentials, new VerifiedCredentialCache(new ManualClock()), new RateLimiter(new ManualClock()))
+    credentials.keys.set('key_staff', { role: 'staff', secret_hash: sha256Hex(SECRET), revoked_at: null })
+    assert.deepEqual(auth.authenticate(basic('key_staff', SECRET), '10.0.0.1'), { kind: 'key', role: 'staff', keyId: 'key_staff' })
+    assert.equal(credentials.reads.keys, 0)
+    assert.equal(await codeOf(auth.authenticate(basic('key_staff', 'a wrong secret'), '10.0.0.1')), 'unauthenticated')
+    credentials.keys.set('key_staff', { role: 'staff', secret_hash: sha256Hex(SECRET), revoked_at: 1 })
+    assert.equal(await codeOf(auth.authenticate(basic('key_staff', SECRET), '10.0.0.1')), 'unauthenticated')
+    // An unknown key, kept as unknown or not kept at all.
+    credentials.keys.set('key_gone', undefined)
+    assert.equal(await codeOf(auth.authenticate(basic('key_gone', SECRET), '10.0.0.1')), 'unauthenticated')
+    assert.equal(await codeOf(auth.authenticate(basic('key_never', SECRET), '10.0.0.1')), 'unauthenticated')
+    assert.equal(credentials.reads.keys, 4)
+    assert.throws(() => auth.authenticate('Bearer x', '10.0.0.1'), { code: 'unauthenticated' })
+  })
+
+  it('should admit a customer at once only with a password verified against the kept stored hash', async () => {
+    hash ??= await hashPassword(PASSWORD)
+    const clock = new ManualClock()
+    const credentials = store()
+    const auth = new Authenticator(credentials, new VerifiedCredentialCache(clock), new RateLimiter(clock))
+    credentials.logins.set('pat@example.com', { id: 'cus_pat', password_hash: hash })
+    // Not verified yet: the slow hash, through a promise.
+    assert.equal(await codeOf(auth.authenticate(basic('Pat@Example.com', PASSWORD), '10.0.0.1')), 'admitted')
+    assert.deepEqual(auth.authenticate(basic('Pat@Example.com', PASSWORD), '10.0.0.1'), { kind: 'customer', customerId: 'cus_pat' })
+    const readsBefore = credentials.reads.logins
+    assert.deepEqual(auth.authenticate(basic('pat@example.com', PASSWORD), '10.0.0.2'), { kind: 'customer', customerId: 'cus_pat' })
+    assert.equal(credentials.reads.logins, readsBefore)
+    assert.equal(await codeOf(auth.authenticate(basic('pat@example.com', 'a wrong password'), '10.0.0.1')), 'unauthenticated')
+    // A new stored hash (the password changed in another process): the old password is checked again, and fails.
+    credentials.logins.set('pat@example.com', { id: 'cus_pat', password_hash: await hashPassword('a new password') })
+    assert.equal(await codeOf(auth.authenticate(basic('pat@example.com', PASSWORD), '10.0.0.1')), 'unauthenticated')
+    // No password at all: refused as an unknown e-mail is.
+    credentials.logins.set('pat@example.com', { id: 'cus_pat', password_hash: null })
+    assert.equal(await codeOf(auth.authenticate(basic('pat@example.com', PASSWORD), '10.0.0.1')), 'unauthenticated')
+  })
+
+  it('should leave a password due for its re-check, and one of an e-mail at its failure limit, to the full check (D-13, D-14)', async () => {
+    hash ??= await hashPassword(PASSWORD)
+    const clock = new ManualClock()
+    const credentials = store()
+    const limiter = new RateLimiter(clock)
+    const auth = new Authenticator(credentials, new VerifiedCredentialCache(clock), limiter)
+    credentials.logins.set('pat@example.com', { id: 'cus_pat', password_hash: hash })
+    assert.equal(await codeOf(auth.authenticate(basic('pat@example.com', PASSWORD), '10.0.0.1')), 'admitted')
+    clock.advance(55_000)
+    // In the entry's last 10 s: still admitted, through the path that starts the re-check.
+    assert.equal(await codeOf(auth.authenticate(basic('pat@example.com', PASSWORD), '10.0.0.1')), 'admitted')
+    clock.advance(1_000)
+    const { limit, windowMs } = LIMITS.failedSignInsPerEmail
+    for (let i = 0; i < limit; i++) limiter.hit('signin-fail:pat@example.com', limit, windowMs)
+    assert.equal(await codeOf(auth.authenticate(basic('pat@example.com', PASSWORD), '10.0.0.1')), 'rate_limited')
+  })
+
+  it('should never answer at once when the counters are not in this process (Redis, issue 10)', async () => {
+    hash ??= await hashPassword(PASSWORD)
+    const clock = new ManualClock()
+    const inMemory = new RateLimiter(clock)
+    const shared = {
+      hit: (key: string, limit: number, windowMs: number) => Promise.resolve(inMemory.hit(key, limit, windowMs)),
+      exhausted: (key: string, limit: number, windowMs: number) => Promise.resolve(inMemory.exhausted(key, limit, windowMs)),
+      refund: (key: string) => Promise.resolve(inMemory.refund(key))
+    }
+    const credentials = store()
+    const auth = new Authenticator(credentials, new VerifiedCredentialCache(clock), shared)
+    credentials.logins.set('pat@example.com', { id: 'cus_pat', password_hash: hash })
+    assert.equal(await codeOf(auth.authenticate(basic('pat@example.com', PASSWORD), '10.0.0.1')), 'admitted')
+    assert.equal(await codeOf(auth.authenticate(basic('pat@example.com', PASSWORD), '10.0.0.1')), 'admitted')
   })
 })
