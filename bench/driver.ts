@@ -26,6 +26,8 @@ export interface Options {
   workers: number
   /** REDIS_URL for the API (rate-limit counters in Redis), or null. */
   redisUrl: string | null
+  /** `--compare REV`: a git revision whose API runs beside this one, interleaved, or null. */
+  compare: string | null
 }
 
 export const log = (line: string) => process.stdout.write(`${line}\n`)

@@ -42,6 +42,33 @@ export function buildServer(log: (line: string) => void): string {
   return entry
 }
 
+/**
+ * `--compare REV`: the server as of a git revision, built once into .bench/compare/<commit>/dist
+ * (inside the repository, so it loads this checkout's node_modules: a revision with other
+ * dependencies or other migrations than the working tree cannot be compared this way).
+ */
+export function buildRevision(revision: string, log: (line: string) => void): { entry: string; commit: string } {
+  const git = (args: string[], options: { input?: Buffer } = {}) => {
+    const result = spawnSync('git', args, { cwd: ROOT, maxBuffer: 256 * 2 ** 20, ...options })
+    if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${String(result.stderr).trim()}`)
+    return result.stdout
+  }
+  const commit = String(git(['rev-parse', '--verify', '--quiet', `${revision}^{commit}`])).trim()
+  const dir = path.join(BENCH_DIR, 'compare', commit.slice(0, 12))
+  const entry = path.join(dir, 'dist', 'main.js')
+  if (fs.existsSync(entry)) return { entry, commit }
+  fs.rmSync(dir, { recursive: true, force: true })
+  fs.mkdirSync(dir, { recursive: true })
+  const archive = git(['archive', '--format=tar', commit, 'src', 'tsconfig.json', 'package.json'])
+  const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive })
+  if (untar.status !== 0) throw new Error(`could not unpack ${revision}: ${String(untar.stderr).trim()}`)
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json'), '--outDir', path.join(dir, 'dist')], { cwd: dir, encoding: 'utf8' })
+  if (!fs.existsSync(entry)) throw new Error(`tsc failed for ${revision}:\n${result.stdout}${result.stderr}`)
+  log(`built ${revision} (${commit.slice(0, 12)}) into ${path.relative(ROOT, path.join(dir, 'dist'))}`)
+  return { entry, commit }
+}
+
 /** A free TCP port on the loopback interface. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

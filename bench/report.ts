@@ -51,6 +51,8 @@ export interface MainReport {
   profiles: { scenario: string; summary: ProfileSummary }[]
   /** get-transaction in 5 s slices across an expiry of the 60 s credential cache (`--expiry`). */
   expiry: ExpirySlice[] | null
+  /** `--compare REV`: the revision whose build ran beside this one (scenarios named `name@REV`). */
+  compared?: { revision: string; commit: string } | null
 }
 
 export interface ExpirySlice {
@@ -124,7 +126,7 @@ function p99Target(scenario: ScenarioReport, maximumMs: number): TargetResult {
 export function evaluateTargets(report: Omit<MainReport, 'targets'>): TargetResult[] {
   const targets: TargetResult[] = []
   for (const scenario of report.scenarios) {
-    if (scenario.kind === 'baseline' || scenario.kind === 'reference') continue
+    if (scenario.kind === 'baseline' || scenario.kind === 'reference' || scenario.kind === 'compare') continue
     if (report.db === 'sqlite') {
       if (scenario.name === 'get-transaction') {
         targets.push(ratioTarget(scenario, 0.25), p99Target(scenario, 10))
@@ -180,6 +182,33 @@ export function referenceComparison(report: Pick<MainReport, 'scenarios'>): stri
   )
 }
 
+/**
+ * `--compare REV`: this build against REV's, scenario by scenario, from the rounds' own pairs (each
+ * twin ran right after its original): the ratio of the two rates in each round, their median, and in
+ * how many rounds this build was ahead. One line per scenario.
+ */
+export function comparisonLines(report: Pick<MainReport, 'scenarios' | 'compared'>): string[] {
+  const compared = report.compared
+  if (compared == null) return []
+  const lines: string[] = []
+  for (const twin of report.scenarios.filter((s) => s.kind === 'compare')) {
+    const original = report.scenarios.find((s) => s.name === twin.name.slice(0, twin.name.lastIndexOf('@')))
+    if (original === undefined) continue
+    const ratios = original.runs.flatMap((run) => {
+      const paired = twin.runs.find((r) => r.round === run.round)
+      return paired === undefined || paired.result.rps === 0 ? [] : [run.result.rps / paired.result.rps]
+    })
+    if (ratios.length === 0) continue
+    const ahead = ratios.filter((r) => r > 1).length
+    const p99 = `p99 ${fmt.ms(original.median.result.p99)} against ${fmt.ms(twin.median.result.p99)} ms`
+    lines.push(
+      `${original.name}: this build / ${compared.revision} (${compared.commit.slice(0, 12)}) = ${median(ratios, (r) => r).toFixed(3)} ` +
+        `(median of ${ratios.length} rounds: ${ratios.map((r) => r.toFixed(3)).join(', ')}; ahead in ${ahead} of ${ratios.length}); ${p99}`
+    )
+  }
+  return lines
+}
+
 /** The results table as text for the terminal. */
 export function consoleTable(report: MainReport): string {
   const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', '409', 'ratio', 'RSS MiB', 'rounds req/s', 'other load/steal']
@@ -203,6 +232,8 @@ export function consoleTable(report: MainReport): string {
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)]
   const comparison = referenceComparison(report)
   if (comparison !== null) out.push('', comparison)
+  const builds = comparisonLines(report)
+  if (builds.length > 0) out.push('', ...builds)
   out.push('', 'targets:')
   for (const t of report.targets) out.push(`  ${t.met ? 'MET   ' : 'MISSED'} ${t.what} ${t.target}: ${t.measured} (${t.margin})`)
   return out.join('\n')
@@ -230,6 +261,8 @@ export function markdown(report: MainReport): string {
   }
   const comparison = referenceComparison(report)
   if (comparison !== null) out.push('', `${comparison}.`)
+  const builds = comparisonLines(report)
+  if (builds.length > 0) out.push('', ...builds.map((line) => `- ${line}`))
   out.push('', `API process RSS: ${fmt.mib(report.rss.idle)} MiB idle after start, ${fmt.mib(report.rss.peak)} MiB peak under load.`)
   if (report.counters !== null) {
     out.push(

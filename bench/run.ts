@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { BENCH_DIR, buildServer, createDatabase, freePort, ROOT, startApiServer, startBaseline, startReference, withOpenDatabase, type BenchDatabase } from './environment.js'
+import { BENCH_DIR, buildRevision, buildServer, createDatabase, freePort, ROOT, startApiServer, startBaseline, startReference, withOpenDatabase, type BenchDatabase } from './environment.js'
 import { drive, log, waitForQuiet, type Options, type Target } from './driver.js'
 import { ensureWrk } from './loadgen.js'
 import { machineInfo } from './machine.js'
@@ -9,7 +9,7 @@ import { descendants, ForeignLoad, rssOfTree, RssSampler, type Child } from './p
 import { profileMarkdown, summarizeProfile } from './profile.js'
 import { consoleTable, evaluateTargets, markdown, summarize, type ExpirySlice, type MainReport, type RunRecord } from './report.js'
 import { runScaleCheck } from './scale.js'
-import { buildScenarios, SCENARIO_NAMES, writeRequestFile, type ScenarioName } from './scenarios.js'
+import { buildScenarios, compareTwin, SCENARIO_NAMES, writeRequestFile, type ScenarioName } from './scenarios.js'
 import { DEFAULT_SIZES, seed, verifyCounters, type SeedResult } from './seed.js'
 
 const USAGE = `npm run bench -- [options]
@@ -32,6 +32,9 @@ const USAGE = `npm run bench -- [options]
   --server-cpu C|none      core the API (all its processes) is pinned to (default 0); none: unpinned
   --load-cpu C|none        core wrk is pinned to (default 1); none: unpinned
   --redis-url URL          the API's REDIS_URL (rate-limit counters shared through Redis, issue 10)
+  --compare REV            also run every API scenario against the server built from git revision REV,
+                           right after this build's run in each round, and report the two builds' ratio
+                           per round (same dependencies and migrations as the working tree)
   --keep                   keep the database and request files
   --no-build               use the last build in .bench/build
 `
@@ -61,6 +64,7 @@ function parseOptions(argv: string[]): Options {
       'load-cpu': { type: 'string', default: '1' },
       workers: { type: 'string', default: '1' },
       'redis-url': { type: 'string' },
+      compare: { type: 'string' },
       help: { type: 'boolean', default: false }
     },
     allowPositionals: false
@@ -111,7 +115,8 @@ function parseOptions(argv: string[]): Options {
     serverCpu: cpu(values['server-cpu']),
     loadCpu: cpu(values['load-cpu']),
     workers,
-    redisUrl: values['redis-url'] ?? null
+    redisUrl: values['redis-url'] ?? null,
+    compare: values.compare ?? null
   }
 }
 
@@ -130,7 +135,9 @@ async function prime(target: Target): Promise<void> {
 // on a request in its last 10 s (src/platform/credential-cache.ts); when the bench last made it verify.
 const CREDENTIAL_TTL_MS = 60_000
 const CREDENTIAL_REFRESH_MS = 10_000
-let verifiedAt = Number.NEGATIVE_INFINITY
+// Per server (URL): with --compare two API processes each keep their own cache.
+const verifiedAt = new Map<string, number>()
+const lastVerified = (target: Target) => verifiedAt.get(target.url) ?? Number.NEGATIVE_INFINITY
 
 /**
  * Makes the server verify the customer's password with one request, at a moment that leaves the
@@ -139,14 +146,14 @@ let verifiedAt = Number.NEGATIVE_INFINITY
  */
 async function primeCredentials(target: Target, seconds: number): Promise<void> {
   const now = Date.now()
-  const expires = verifiedAt + CREDENTIAL_TTL_MS
+  const expires = lastVerified(target) + CREDENTIAL_TTL_MS
   if (now < expires + 1000) {
     // A re-verification (one scrypt: CPU and 32 MiB) must not land in the measured run.
     if (now + seconds * 1000 + 2000 < expires - CREDENTIAL_REFRESH_MS) return
     await new Promise((resolve) => setTimeout(resolve, expires + 1000 - now))
   }
   await prime(target)
-  verifiedAt = Date.now()
+  verifiedAt.set(target.url, Date.now())
 }
 
 /** A scenario that consumes its data (moves) gets it back before each run, from its first request. */
@@ -157,10 +164,19 @@ async function rewind(database: BenchDatabase, target: Target): Promise<void> {
   target.cursor = 0
 }
 
+/** The targets with each `--compare` twin moved before its original. */
+function twinsFirst(targets: Target[]): Target[] {
+  const ordered = [...targets]
+  for (let i = 1; i < ordered.length; i++) {
+    if (ordered[i]!.scenario.kind === 'compare') [ordered[i - 1], ordered[i]] = [ordered[i]!, ordered[i - 1]!]
+  }
+  return ordered
+}
+
 /** Sends each scenario's first request once and fails early on an answer that is not 2xx. */
 async function preflight(targets: Target[]): Promise<void> {
   // A move is not repeatable; its first run shows its statuses instead.
-  for (const target of targets) if (target.scenario.name !== 'move-transaction') await prime(target)
+  for (const target of targets) if (!target.scenario.name.startsWith('move-transaction')) await prime(target)
 }
 
 function stamp(): string {
@@ -172,6 +188,8 @@ async function main(): Promise<void> {
   ensureWrk(log)
   const entry = options.build ? buildServer(log) : path.join(BENCH_DIR, 'build', 'dist', 'main.js')
   if (!fs.existsSync(entry)) throw new Error(`no build at ${entry}; run without --no-build`)
+  if (options.compare !== null && options.scale) throw new Error('--compare goes with the main scenarios, not --scale')
+  const compared = options.compare === null ? null : { revision: options.compare, ...buildRevision(options.compare, log) }
   const machine = await machineInfo(options.postgresUrl)
   if (options.db === 'postgres' && machine.postgres === null) throw new Error(`PostgreSQL does not answer at ${options.postgresUrl}`)
   log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, SQLite ${machine.sqlite}, PostgreSQL ${machine.postgres ?? '-'}; load average ${machine.loadAverage.join(' ')}`)
@@ -179,10 +197,10 @@ async function main(): Promise<void> {
     await runScaleCheck(options, entry, machine)
     return
   }
-  await runMain(options, entry, machine)
+  await runMain(options, entry, machine, compared)
 }
 
-async function runMain(options: Options, entry: string, machine: MainReport['machine']): Promise<void> {
+async function runMain(options: Options, entry: string, machine: MainReport['machine'], compared: { revision: string; entry: string; commit: string } | null): Promise<void> {
   const id = `${stamp()}-${options.db}${options.db === 'sqlite' ? `-${options.synchronous.toLowerCase()}` : ''}${options.workers > 1 ? `-w${options.workers}` : ''}`
   const runDir = path.join(BENCH_DIR, 'runs', id)
   fs.mkdirSync(runDir, { recursive: true })
@@ -195,16 +213,20 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
     log(`seeded in ${data.seconds.toFixed(1)} s: ${Object.entries(data.rows).map(([k, v]) => `${k} ${v}`).join(', ')}`)
 
     const all = buildScenarios(data)
-    const scenarios = options.scenarios.map((name) => all.get(name)!)
-    const [apiPort, baselinePort, referencePort] = [await freePort(), await freePort(), await freePort()]
+    // With --compare, each API scenario is followed by its twin on the other build.
+    const scenarios = options.scenarios.flatMap((name) => {
+      const scenario = all.get(name)!
+      return compared !== null && scenario.target === 'api' ? [scenario, compareTwin(scenario, compared.revision)] : [scenario]
+    })
+    const [apiPort, baselinePort, referencePort, comparePort] = [await freePort(), await freePort(), await freePort(), await freePort()]
     const baseline = await startBaseline(baselinePort, options.serverCpu, path.join(runDir, 'baseline.log'))
     children.push(baseline)
     const reference = scenarios.some((s) => s.target === 'reference')
       ? await startReference(referencePort, database.url, options.serverCpu, path.join(runDir, 'reference.log'))
       : null
     if (reference !== null) children.push(reference)
-    const pidOf = { api: () => api.pid, baseline: () => baseline.pid, reference: () => reference!.pid }
-    const portOf = { api: apiPort, baseline: baselinePort, reference: referencePort }
+    const pidOf = { api: () => api.pid, baseline: () => baseline.pid, reference: () => reference!.pid, compare: () => other!.pid }
+    const portOf = { api: apiPort, baseline: baselinePort, reference: referencePort, compare: comparePort }
     const api = await startApiServer({
       entry,
       databaseUrl: database.url,
@@ -218,6 +240,22 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       redisUrl: options.redisUrl
     })
     children.push(api)
+    const other =
+      compared === null
+        ? null
+        : await startApiServer({
+            entry: compared.entry,
+            databaseUrl: database.url,
+            port: comparePort,
+            cpu: options.serverCpu,
+            logLevel: options.logLevel,
+            synchronous: options.synchronous,
+            dataDir: path.join(runDir, 'data'),
+            logFile: path.join(runDir, 'server-compare.log'),
+            workers: options.workers,
+            redisUrl: options.redisUrl
+          })
+    if (other !== null) children.push(other)
     // With --workers, RSS and CPU are those of the primary and all its API processes together.
     const idleRss = rssOfTree(api.pid)
     const targets: Target[] = scenarios.map((scenario) => ({
@@ -227,19 +265,26 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       cursor: 0
     }))
     await preflight(targets)
-    verifiedAt = Date.now()
+    for (const target of targets) verifiedAt.set(target.url, Date.now())
 
     const runs = new Map(scenarios.map((s) => [s.name, { title: s.title, kind: s.kind, runs: [] as RunRecord[] }]))
-    const foreign = new ForeignLoad(() => [api.pid, ...descendants(api.pid), baseline.pid, ...(reference === null ? [] : [reference.pid])])
+    const foreign = new ForeignLoad(() => [
+      api.pid,
+      ...descendants(api.pid),
+      baseline.pid,
+      ...(reference === null ? [] : [reference.pid]),
+      ...(other === null ? [] : [other.pid, ...descendants(other.pid)])
+    ])
     const minutes = (options.rounds * scenarios.length * (options.duration + options.warmup)) / 60
     log(`${options.rounds} rounds of ${scenarios.length} scenarios, ${options.connections} connections, ${options.workers} API process(es) on core ${options.serverCpu ?? 'any'}, wrk on core ${options.loadCpu ?? 'any'}: about ${minutes.toFixed(0)} min`)
     for (let round = 1; round <= options.rounds; round++) {
-      for (const target of targets) {
+      // --compare: every other round the twin goes first, so neither build always runs second.
+      for (const target of round % 2 === 0 ? twinsFirst(targets) : targets) {
         await rewind(database, target)
         await waitForQuiet(options.quietWait)
         if (target.scenario.prime === true) await primeCredentials(target, options.warmup + options.duration)
         if (options.warmup > 0) await drive(target, options, options.warmup)
-        const sampler = new RssSampler(pidOf[target.scenario.target](), 200, target.scenario.target === 'api')
+        const sampler = new RssSampler(pidOf[target.scenario.target](), 200, target.scenario.target === 'api' || target.scenario.target === 'compare')
         sampler.start()
         foreign.begin()
         const result = await drive(target, options, options.duration)
@@ -288,7 +333,8 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       rss: { idle: idleRss, peak: apiPeak },
       counters,
       profiles,
-      expiry
+      expiry,
+      compared: compared === null ? null : { revision: compared.revision, commit: compared.commit }
     }
     const report: MainReport = { ...partial, targets: evaluateTargets(partial) }
     const resultsDir = path.join(BENCH_DIR, 'results')
@@ -316,10 +362,10 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
  */
 async function expiryCheck(options: Options, target: Target, pid: number): Promise<ExpirySlice[]> {
   log('credential cache expiry check: get-transaction for 75 s…')
-  const wait = verifiedAt + CREDENTIAL_TTL_MS + 1000 - Date.now()
+  const wait = lastVerified(target) + CREDENTIAL_TTL_MS + 1000 - Date.now()
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
   await prime(target)
-  verifiedAt = Date.now()
+  verifiedAt.set(target.url, Date.now())
   const started = performance.now()
   const slices: ExpirySlice[] = []
   for (let i = 0; i < 15; i++) {

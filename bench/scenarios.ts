@@ -14,15 +14,18 @@ export interface BenchRequest {
   body: string
 }
 
-export type ScenarioKind = 'baseline' | 'reference' | 'read' | 'write'
+export type ScenarioKind = 'baseline' | 'reference' | 'read' | 'write' | 'compare'
 
 /** A load scenario: which requests it cycles through and what the targets compare it with. */
 export interface Scenario {
   name: string
   title: string
   kind: ScenarioKind
-  /** Which server answers it: the API, the bare baseline, or the hand-prepared reference (bench/reference.ts). */
-  target: 'api' | 'baseline' | 'reference'
+  /**
+   * Which server answers it: the API, the bare baseline, the hand-prepared reference
+   * (bench/reference.ts), or the API built from another revision (`--compare`).
+   */
+  target: 'api' | 'baseline' | 'reference' | 'compare'
   /** The requests, cycled in order; write scenarios continue where the previous run stopped. */
   requests: BenchRequest[]
   /** Count responses per status (409s apart from errors); costs the load generator a little. */
@@ -266,4 +269,12 @@ export function writeRequestFile(dir: string, scenario: Scenario): string {
   const lines = scenario.requests.map((r) => [r.method, r.path, r.authorization, r.body].join('\t'))
   fs.writeFileSync(file, `${lines.join('\n')}\n`)
   return file
+}
+
+/**
+ * `--compare REV`: the same scenario sent to the API built from REV. Run right after the original
+ * in every round, so that both see the same state of the machine; not a target of its own.
+ */
+export function compareTwin(scenario: Scenario, revision: string): Scenario {
+  return { ...scenario, name: `${scenario.name}@${revision}`, title: `${scenario.title}, built from ${revision}`, kind: 'compare', target: 'compare' }
 }
