@@ -9,7 +9,7 @@ import { descendants, ForeignLoad, rssOfTree, RssSampler, type Child } from './p
 import { profileMarkdown, summarizeProfile } from './profile.js'
 import { consoleTable, evaluateTargets, markdown, summarize, type ExpirySlice, type MainReport, type RunRecord } from './report.js'
 import { runScaleCheck } from './scale.js'
-import { buildScenarios, compareTwin, SCENARIO_NAMES, writeRequestFile, type ScenarioName } from './scenarios.js'
+import { buildScenarios, compareTwin, SCENARIO_NAMES, twinsFirst, writeRequestFile, type ScenarioName } from './scenarios.js'
 import { DEFAULT_SIZES, seed, verifyCounters, type SeedResult } from './seed.js'
 
 const USAGE = `npm run bench -- [options]
@@ -162,15 +162,6 @@ async function rewind(database: BenchDatabase, target: Target): Promise<void> {
   if (rewind === undefined) return
   await withOpenDatabase(database, (db) => rewind(db))
   target.cursor = 0
-}
-
-/** The targets with each `--compare` twin moved before its original. */
-function twinsFirst(targets: Target[]): Target[] {
-  const ordered = [...targets]
-  for (let i = 1; i < ordered.length; i++) {
-    if (ordered[i]!.scenario.kind === 'compare') [ordered[i - 1], ordered[i]] = [ordered[i]!, ordered[i - 1]!]
-  }
-  return ordered
 }
 
 /** Sends each scenario's first request once and fails early on an answer that is not 2xx. */

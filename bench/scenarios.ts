@@ -278,3 +278,12 @@ export function writeRequestFile(dir: string, scenario: Scenario): string {
 export function compareTwin(scenario: Scenario, revision: string): Scenario {
   return { ...scenario, name: `${scenario.name}@${revision}`, title: `${scenario.title}, built from ${revision}`, kind: 'compare', target: 'compare' }
 }
+
+/** A round's runs with each `--compare` twin moved before its original (every other round). */
+export function twinsFirst<T extends { scenario: Pick<Scenario, 'kind'> }>(targets: readonly T[]): T[] {
+  const ordered = [...targets]
+  for (let i = 1; i < ordered.length; i++) {
+    if (ordered[i]!.scenario.kind === 'compare') [ordered[i - 1], ordered[i]] = [ordered[i]!, ordered[i - 1]!]
+  }
+  return ordered
+}
