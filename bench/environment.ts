@@ -205,39 +205,40 @@ export async function startApiServer(options: ServerOptions): Promise<Child> {
   return child
 }
 
-/** Starts bench/reference.ts (the full view by hand-prepared SQL) on the seeded database, pinned to a core. */
-export async function startReference(port: number, databaseUrl: string, cpu: number | null, logFile: string): Promise<Child> {
+/**
+ * Starts one of the bench's own servers (bench/NAME.ts, run through tsx) pinned to a core, and
+ * waits until `ready` answers; a server that does not is stopped, its log's tail in the error.
+ */
+async function startBenchServer(
+  name: 'baseline' | 'reference',
+  options: { port: number; cpu: number | null; logFile: string; env?: NodeJS.ProcessEnv; ready: string; init?: RequestInit }
+): Promise<Child> {
   const child = spawnPinned({
-    name: 'reference',
+    name,
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(ROOT, 'bench', 'reference.ts')],
-    cpu,
-    logFile,
+    args: ['--import', 'tsx', path.join(ROOT, 'bench', `${name}.ts`)],
+    cpu: options.cpu,
+    logFile: options.logFile,
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), DATABASE_URL: databaseUrl }
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(options.port), ...options.env }
   })
   try {
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, child, 30_000)
+    await waitForHttp(`http://127.0.0.1:${options.port}${options.ready}`, child, 30_000, options.init)
   } catch (error) {
     await child.stop(1000)
-    throw new Error(`${(error as Error).message}; its log: ${logFile}\n${tail(logFile)}`)
+    throw new Error(`${(error as Error).message}; its log: ${options.logFile}\n${tail(options.logFile)}`)
   }
   return child
 }
 
+/** Starts bench/reference.ts (the full view by hand-prepared SQL) on the seeded database, pinned to a core. */
+export function startReference(port: number, databaseUrl: string, cpu: number | null, logFile: string): Promise<Child> {
+  return startBenchServer('reference', { port, cpu, logFile, env: { DATABASE_URL: databaseUrl }, ready: '/healthz' })
+}
+
 /** Starts bench/baseline.ts pinned to a core. */
-export async function startBaseline(port: number, cpu: number | null, logFile: string): Promise<Child> {
-  const child = spawnPinned({
-    name: 'baseline',
-    command: process.execPath,
-    args: ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline.ts')],
-    cpu,
-    logFile,
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port) }
-  })
-  await waitForHttp(`http://127.0.0.1:${port}/v1/ping`, child, 30_000, { method: 'POST' })
-  return child
+export function startBaseline(port: number, cpu: number | null, logFile: string): Promise<Child> {
+  return startBenchServer('baseline', { port, cpu, logFile, ready: '/v1/ping', init: { method: 'POST' } })
 }
 
 function tail(file: string, lines = 15): string {
