@@ -49,23 +49,25 @@ export class Authenticator {
   authenticate(authorization: string | undefined, clientAddress: string): Principal | Promise<Principal> {
     const credentials = parseBasicAuthorization(authorization)
     if (credentials === undefined) throw problems.unauthenticated()
-    return this.admittedAtOnce(credentials, clientAddress) ?? this.authenticateSlowly(credentials, clientAddress)
+    // Key ids never contain '@'; e-mail addresses always do.
+    if (!credentials.user.includes('@')) {
+      // A key read since the data last changed is decided at once, refusals too: the same check.
+      const kept = this.store.keptApiKey?.(credentials.user)
+      if (kept !== undefined) return keyPrincipal(credentials, kept.value)
+      return this.store.findApiKey(credentials.user).then((key) => keyPrincipal(credentials, key))
+    }
+    return this.customerAdmittedAtOnce(credentials, clientAddress) ?? this.authenticateCustomer(credentials, clientAddress)
   }
 
   /**
-   * Issue 7: the usual request (a key or a login read since the data last changed, a password
+   * Issue 7: the usual customer request (a login read since the data last changed, a password
    * verified in the last 50 s, counters in memory and under their limits) is admitted without a
    * single promise: that path is most of what a read costs beyond its SQL. Only an admission is
-   * decided here, with the same checks as `authenticateSlowly` in the same order; anything else
-   * (unknown, wrong, revoked, limited, not yet kept, due for a re-check, Redis counters) is
-   * undefined and takes the slow path, which decides it as it always has.
+   * decided here, with the same checks as `authenticateCustomer` in the same order; anything else
+   * (unknown, wrong, limited, not yet kept, due for a re-check, Redis counters) is undefined and
+   * takes that slow path, which decides it as it always has (a slow hash, whatever the outcome).
    */
-  private admittedAtOnce(credentials: BasicCredentials, clientAddress: string): Principal | undefined {
-    if (!credentials.user.includes('@')) {
-      const key = this.store.keptApiKey?.(credentials.user)?.value
-      if (key === undefined || key.revoked_at !== null || !constantTimeEqual(sha256Hex(credentials.password), key.secret_hash)) return undefined
-      return { kind: 'key', role: key.role, keyId: credentials.user }
-    }
+  private customerAdmittedAtOnce(credentials: BasicCredentials, clientAddress: string): Principal | undefined {
     if (!this.countsInMemory) return undefined
     const perAddress = LIMITS.signInCallsPerAddress
     if (!(this.limiter.exhausted(`basic-fail:${clientAddress}`, perAddress.limit, perAddress.windowMs) as RateDecision).allowed) return undefined
@@ -77,15 +79,7 @@ export class Authenticator {
     return this.cache.check(login.id, login.password_hash, credentials.password) === 'valid' ? { kind: 'customer', customerId: login.id } : undefined
   }
 
-  private async authenticateSlowly(credentials: BasicCredentials, clientAddress: string): Promise<Principal> {
-    // Key ids never contain '@'; e-mail addresses always do.
-    if (!credentials.user.includes('@')) {
-      const key = await this.store.findApiKey(credentials.user)
-      // The hash is compared even for an unknown key, so a miss costs what a wrong secret costs.
-      const matches = constantTimeEqual(sha256Hex(credentials.password), key?.secret_hash ?? UNKNOWN_KEY_HASH)
-      if (key === undefined || key.revoked_at !== null || !matches) throw problems.unauthenticated()
-      return { kind: 'key', role: key.role, keyId: credentials.user }
-    }
+  private async authenticateCustomer(credentials: BasicCredentials, clientAddress: string): Promise<Principal> {
     // Failed customer credentials count per address too, so guessing across many e-mails is bounded.
     const addressCheck = this.limiter.exhausted(`basic-fail:${clientAddress}`, LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
     const address = addressCheck instanceof Promise ? await addressCheck : addressCheck
@@ -198,6 +192,14 @@ export class Authenticator {
 
 // Compared against when the key id is unknown, so a miss does the same work as a wrong secret.
 const UNKNOWN_KEY_HASH = sha256Hex('no such key')
+
+/** The principal of an API key's credentials, given the stored key (undefined: no such key); else 401. */
+function keyPrincipal(credentials: BasicCredentials, key: StoredApiKey | undefined): Principal {
+  // The hash is compared even for an unknown key, so a miss costs what a wrong secret costs.
+  const matches = constantTimeEqual(sha256Hex(credentials.password), key?.secret_hash ?? UNKNOWN_KEY_HASH)
+  if (key === undefined || key.revoked_at !== null || !matches) throw problems.unauthenticated()
+  return { kind: 'key', role: key.role, keyId: credentials.user }
+}
 
 const CALLER_NAMES: Record<CallerClass, string> = { app: 'app keys', customer: 'customers', staff: 'staff and admin keys' }
 
