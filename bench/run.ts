@@ -33,8 +33,8 @@ const USAGE = `npm run bench -- [options]
   --load-cpu C|none        core wrk is pinned to (default 1); none: unpinned
   --redis-url URL          the API's REDIS_URL (rate-limit counters shared through Redis, issue 10)
   --compare REV            also run every API scenario against the server built from git revision REV,
-                           right after this build's run in each round, and report the two builds' ratio
-                           per round (same dependencies and migrations as the working tree)
+                           next to this build's run in each round (before it every other round), and report
+                           the two builds' ratio per round (same dependencies and migrations as the working tree)
   --keep                   keep the database and request files
   --no-build               use the last build in .bench/build
 `
@@ -216,8 +216,6 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       ? await startReference(referencePort, database.url, options.serverCpu, path.join(runDir, 'reference.log'))
       : null
     if (reference !== null) children.push(reference)
-    const pidOf = { api: () => api.pid, baseline: () => baseline.pid, reference: () => reference!.pid, compare: () => other!.pid }
-    const portOf = { api: apiPort, baseline: baselinePort, reference: referencePort, compare: comparePort }
     const api = await startApiServer({
       entry,
       databaseUrl: database.url,
@@ -247,6 +245,8 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
             redisUrl: options.redisUrl
           })
     if (other !== null) children.push(other)
+    const pidOf = { api: () => api.pid, baseline: () => baseline.pid, reference: () => reference!.pid, compare: () => other!.pid }
+    const portOf = { api: apiPort, baseline: baselinePort, reference: referencePort, compare: comparePort }
     // With --workers, RSS and CPU are those of the primary and all its API processes together.
     const idleRss = rssOfTree(api.pid)
     const targets: Target[] = scenarios.map((scenario) => ({

@@ -272,8 +272,9 @@ export function writeRequestFile(dir: string, scenario: Scenario): string {
 }
 
 /**
- * `--compare REV`: the same scenario sent to the API built from REV. Run right after the original
- * in every round, so that both see the same state of the machine; not a target of its own.
+ * `--compare REV`: the same scenario sent to the API built from REV. Run next to the original in
+ * every round (after it, or before it every other round: `twinsFirst`), so that both see the same
+ * state of the machine; not a target of its own.
  */
 export function compareTwin(scenario: Scenario, revision: string): Scenario {
   return { ...scenario, name: `${scenario.name}@${revision}`, title: `${scenario.title}, built from ${revision}`, kind: 'compare', target: 'compare' }

@@ -47,7 +47,6 @@ function namingTheDatabase(config: Config, error: unknown): unknown {
   return new Error(`the PostgreSQL database of DATABASE_URL (${withoutPassword(config.database.url)}) cannot be used: ${messageOf(error)}`)
 }
 
-
 /** A listening server and what it holds open. */
 export interface RunningServer {
   readonly app: App

@@ -28,7 +28,7 @@ export class Authenticator {
   private readonly verifying = new Map<string, Promise<boolean | number>>()
   // The same checks by e-mail and password, for requests that meet the limit before reading the customer.
   private readonly checksByEmail = new Map<string, { customerId: string; outcome: Promise<boolean | number> }>()
-  // The rate-limit counters answer at once (this process's memory, not Redis): see `admittedAtOnce`.
+  // The rate-limit counters answer at once (this process's memory, not Redis): see `customerAdmittedAtOnce`.
   private readonly countsInMemory: boolean
 
   constructor(
@@ -43,7 +43,8 @@ export class Authenticator {
 
   /**
    * The principal of a request's Basic credentials; 401 (or 429 after too many failures) otherwise.
-   * Answered at once, without a promise, when nothing has to be waited for (see `admittedAtOnce`);
+   * Answered at once, without a promise, when nothing has to be waited for (a kept key, or see
+   * `customerAdmittedAtOnce`);
    * a refusal is then thrown, else the promise rejects.
    */
   authenticate(authorization: string | undefined, clientAddress: string): Principal | Promise<Principal> {
@@ -70,10 +71,10 @@ export class Authenticator {
   private customerAdmittedAtOnce(credentials: BasicCredentials, clientAddress: string): Principal | undefined {
     if (!this.countsInMemory) return undefined
     const perAddress = LIMITS.signInCallsPerAddress
-    if (!(this.limiter.exhausted(`basic-fail:${clientAddress}`, perAddress.limit, perAddress.windowMs) as RateDecision).allowed) return undefined
+    if (!(this.limiter.exhausted(addressFailKey(clientAddress), perAddress.limit, perAddress.windowMs) as RateDecision).allowed) return undefined
     const email = normalizeEmail(credentials.user)
     const perEmail = LIMITS.failedSignInsPerEmail
-    if (!(this.limiter.exhausted(`signin-fail:${email}`, perEmail.limit, perEmail.windowMs) as RateDecision).allowed) return undefined
+    if (!(this.limiter.exhausted(emailFailKey(email), perEmail.limit, perEmail.windowMs) as RateDecision).allowed) return undefined
     const login = this.store.keptCustomerLogin?.(email)?.value
     if (login?.password_hash == null) return undefined
     return this.cache.check(login.id, login.password_hash, credentials.password) === 'valid' ? { kind: 'customer', customerId: login.id } : undefined
@@ -81,12 +82,12 @@ export class Authenticator {
 
   private async authenticateCustomer(credentials: BasicCredentials, clientAddress: string): Promise<Principal> {
     // Failed customer credentials count per address too, so guessing across many e-mails is bounded.
-    const addressCheck = this.limiter.exhausted(`basic-fail:${clientAddress}`, LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
+    const addressCheck = this.limiter.exhausted(addressFailKey(clientAddress), LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
     const address = addressCheck instanceof Promise ? await addressCheck : addressCheck
     if (!address.allowed) throw problems.rateLimited(address.retryAfterSeconds)
     const customerId = await this.checkCustomerPassword(credentials.user, credentials.password)
     if (customerId === null) {
-      await this.limiter.hit(`basic-fail:${clientAddress}`, LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
+      await this.limiter.hit(addressFailKey(clientAddress), LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
       throw problems.unauthenticated()
     }
     return { kind: 'customer', customerId }
@@ -108,7 +109,7 @@ export class Authenticator {
   async checkCustomerPassword(rawEmail: string, password: string): Promise<string | null> {
     const email = normalizeEmail(rawEmail)
     const { limit, windowMs } = LIMITS.failedSignInsPerEmail
-    const failKey = `signin-fail:${email}`
+    const failKey = emailFailKey(email)
     const failuresCheck = this.limiter.exhausted(failKey, limit, windowMs)
     const failures = failuresCheck instanceof Promise ? await failuresCheck : failuresCheck
     if (!failures.allowed) {
@@ -189,6 +190,10 @@ export class Authenticator {
     this.cache.forget(customerId)
   }
 }
+
+// The counters of D-14, one place for their keys: the check at once and the full check must read the same.
+const addressFailKey = (clientAddress: string) => `basic-fail:${clientAddress}`
+const emailFailKey = (email: string) => `signin-fail:${email}`
 
 // Compared against when the key id is unknown, so a miss does the same work as a wrong secret.
 const UNKNOWN_KEY_HASH = sha256Hex('no such key')
