@@ -6,6 +6,7 @@ import type { Clock } from '../../common/clock.js'
 import type { Database } from '../../db/database.js'
 import { failed, type ChannelSet, type DeliveryResult, type OutboxDelivery } from './channels/channel.js'
 import { describeError } from './channels/errors.js'
+import { retryAfter } from './channels/http.js'
 import type { OutboxCounters } from './notifications.metrics.js'
 import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './outbox.backoff.js'
 import { outboxClaims, type ClaimedRow, type OutboxClaims, type SkippedChannels } from './outbox.claims.js'
@@ -272,7 +273,8 @@ export class Dispatcher {
       const attempts = row.attempts + 1
       const dead = result.permanent === true || attempts >= options.retry.maxAttempts
       // A receiver's Retry-After lengthens the wait, up to the policy's longest delay (D-60: dead after 10 failures still).
-      const asked = Math.min(result.retryAfterMs ?? 0, options.retry.maxDelayMs)
+      // A date is read against this dispatcher's clock, the one `next` is counted on.
+      const asked = Math.min(retryAfter(result.retryAfter ?? null, now) ?? 0, options.retry.maxDelayMs)
       const next = dead ? now : now + Math.max(retryDelay(attempts, options.retry, options.random), asked)
       applied = await database.unitOfWork.run(async (trx) => {
         const marked = await this.claims.markFailed(trx, held, { status: dead ? 'dead' : 'pending', attempts, next, error: result.error })

@@ -35,14 +35,15 @@ export type DeliveryResult =
   /** Nothing to send and nothing to retry (a customer without a phone, D-60); the reason is recorded. */
   | { readonly kind: 'skipped'; readonly reason: string }
   /**
-   * Retried with backoff, unless `permanent` (retrying cannot help): then dead at once. `retryAfterMs`:
-   * the receiver asked to wait at least that long (HTTP Retry-After); the backoff is never shorter.
+   * Retried with backoff, unless `permanent` (retrying cannot help): then dead at once. `retryAfter`:
+   * the receiver's HTTP Retry-After as sent (seconds, or a date the dispatcher reads against its own
+   * clock); the backoff is never shorter than it asks.
    */
   | {
       readonly kind: 'failed'
       readonly error: string
       readonly permanent?: boolean
-      readonly retryAfterMs?: number
+      readonly retryAfter?: string
       readonly onFailed?: OnRecorded
     }
 

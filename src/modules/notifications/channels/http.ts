@@ -49,8 +49,8 @@ export async function postJson(
   await response.arrayBuffer().catch(() => undefined)
   if (response.ok) return { kind: 'delivered' }
   const error = `${what} answered HTTP ${response.status}`
-  const retryAfterMs = retryAfter(response.headers.get('retry-after'), Date.now())
-  return retryAfterMs === undefined ? failed(error) : { kind: 'failed', error, retryAfterMs }
+  const asked = response.headers.get('retry-after')
+  return asked === null ? failed(error) : { kind: 'failed', error, retryAfter: asked }
 }
 
 /** A Retry-After value (RFC 9110: seconds, or an HTTP date) as milliseconds from `now`; undefined when absent or unreadable. */
