@@ -4,7 +4,7 @@ import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js'
 import { kyselyPostgresPool, openPostgresPool, postgresRunner } from './postgres.js'
 import { QueryListeners, type QueryRunner } from './query-runner.js'
 import type { DB } from './schema.js'
-import { kyselySqliteDatabase, openSqliteConnection, openSqliteReader, SqliteReadSnapshot, sqliteRunner, StatementCache } from './sqlite.js'
+import { kyselySqliteDatabase, openSqliteConnection, SqliteDirect, openSqliteReader, SqliteReadSnapshot, sqliteRunner, StatementCache } from './sqlite.js'
 import { postgresUnitOfWork, SqliteGroupCommit, type UnitOfWork } from './unit-of-work.js'
 
 /** An open database: the writer, the reader for hot queries, and the unit of work for use cases. */
@@ -43,9 +43,11 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
   const writer = openSqliteConnection(file, settings.sqliteSynchronous)
   // An in-memory database has no file a second connection could open; its reads share the writer.
   const snapshot = file === ':memory:' ? null : new SqliteReadSnapshot(openSqliteReader(file))
+  // A write ends the reader's snapshot, so a read after it (in this turn too) sees it.
+  const endSnapshot = snapshot === null ? undefined : () => snapshot.release()
+  const statements = new StatementCache(writer)
   const db = new Kysely<DB>({
-    // A write ends the reader's snapshot, so a read after it (in this turn too) sees it.
-    dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, new StatementCache(writer), snapshot === null ? undefined : () => snapshot.release()) }),
+    dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, statements, endSnapshot) }),
     log: logTo(queries)
   })
   const reader: QueryRunner =
@@ -56,7 +58,7 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
     db,
     dialect: sqliteDialect,
     reader,
-    unitOfWork: new SqliteGroupCommit(db),
+    unitOfWork: new SqliteGroupCommit(db, new SqliteDirect(statements, queries, endSnapshot)),
     queries,
     dataVersion: snapshot === null ? null : () => snapshot.dataVersion(),
     ping: async () => {

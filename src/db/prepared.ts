@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
+import { directOf } from './direct.js'
 import type { QueryRunner } from './query-runner.js'
 import { registerStatementName } from './query-runner.js'
 import type { DB } from './schema.js'
@@ -40,6 +41,8 @@ export class PreparedQuery<P extends object, R> {
 
   /** Runs the query and returns its rows. */
   async rows(target: QueryTarget, params: P): Promise<R[]> {
+    const direct = directOf(target)
+    if (direct !== undefined) return direct.rows<R>(this.sql, this.values(params))
     if ('executeQuery' in target) {
       const result = await target.executeQuery<R>(CompiledQuery.raw(this.sql, this.values(params)))
       return result.rows as R[]
@@ -55,6 +58,8 @@ export class PreparedQuery<P extends object, R> {
 
   /** Runs a write inside a transaction and returns how many rows it changed. */
   async run(target: Kysely<DB>, params: P): Promise<number> {
+    const direct = directOf(target)
+    if (direct !== undefined) return direct.run(this.sql, this.values(params))
     const result = await target.executeQuery(CompiledQuery.raw(this.sql, this.values(params)))
     return Number(result.numAffectedRows ?? 0n)
   }

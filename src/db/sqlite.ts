@@ -2,6 +2,7 @@ import path from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import type { SqliteDatabase } from 'kysely'
 import { ensureDirectory } from '../common/directories.js'
+import type { DirectStatements } from './direct.js'
 import type { QueryListeners, QueryRunner } from './query-runner.js'
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>
@@ -172,3 +173,40 @@ export function sqliteRunner(cache: StatementCache, listeners: QueryListeners, s
     }
   }
 }
+
+/**
+ * Statements run straight on the writer connection, inside a transaction the group commit holds
+ * (unit-of-work.ts). Kysely's path costs more than a small SQLite statement itself: a connection
+ * provider, a mutex, a log event and three or four promises per statement. Statements compiled
+ * once (prepared.ts) and the group commit's savepoints skip it; anything else in the same
+ * transaction still goes through Kysely, on the same connection, so both see one transaction.
+ */
+export class SqliteDirect implements DirectStatements {
+  constructor(
+    private readonly cache: StatementCache,
+    private readonly listeners: QueryListeners,
+    private readonly beforeStatement?: () => void
+  ) {}
+
+  /** Rows of a statement that returns rows (a SELECT, or a write with RETURNING), else none. */
+  rows<R>(sqlText: string, parameters: readonly unknown[]): R[] {
+    const statement = this.statement(sqlText)
+    if (statement.reader) return statement.all(parameters) as R[]
+    statement.run(parameters)
+    return []
+  }
+
+  /** Runs a write and returns how many rows it changed. */
+  run(sqlText: string, parameters: readonly unknown[]): number {
+    const statement = this.statement(sqlText)
+    if (statement.reader) return statement.all(parameters).length
+    return statement.run(parameters).changes
+  }
+
+  private statement(sqlText: string): Statement {
+    if (this.listeners.active) this.listeners.emit(sqlText)
+    this.beforeStatement?.()
+    return this.cache.get(sqlText)
+  }
+}
+

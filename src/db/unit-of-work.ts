@@ -1,5 +1,6 @@
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely'
 import type { Dialect } from './dialect.js'
+import { allowDirect, forgetDirect, type DirectStatements } from './direct.js'
 import type { DB } from './schema.js'
 
 /** The body of a use case: every statement it runs goes through `trx`; no network I/O inside. */
@@ -52,7 +53,14 @@ export class SqliteGroupCommit implements UnitOfWork {
   /** Commits made and use cases they carried; their ratio is the mean batch size (/metrics). */
   readonly counts = { commits: 0, useCases: 0 }
 
-  constructor(private readonly db: Kysely<DB>) {}
+  /**
+   * With `direct`, the transaction's statements compiled once and the savepoints run straight on the
+   * writer connection (sqlite.ts `SqliteDirect`), not through Kysely's layers.
+   */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly direct?: DirectStatements
+  ) {}
 
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -84,11 +92,23 @@ export class SqliteGroupCommit implements UnitOfWork {
   private async runAlone(job: Job): Promise<void> {
     this.counts.commits++
     this.counts.useCases++
+    let trx: ControlledTransaction<DB>
     try {
-      job.resolve(await this.db.transaction().execute(job.work))
+      trx = await this.db.startTransaction().execute()
     } catch (error) {
       job.reject(error)
+      return
     }
+    let value: unknown
+    try {
+      value = await this.withDirect(trx, () => job.work(trx))
+      await trx.commit().execute()
+    } catch (error) {
+      await trx.rollback().execute().catch(() => {})
+      job.reject(error)
+      return
+    }
+    job.resolve(value)
   }
 
   private async runBatch(batch: Job[]): Promise<void> {
@@ -103,7 +123,9 @@ export class SqliteGroupCommit implements UnitOfWork {
     this.counts.useCases += batch.length
     const outcomes: Outcome[] = []
     try {
-      for (const job of batch) outcomes.push(await this.runInSavepoint(trx, job))
+      await this.withDirect(trx, async () => {
+        for (const job of batch) outcomes.push(await this.runInSavepoint(trx, job))
+      })
       await trx.commit().execute()
     } catch (error) {
       await trx.rollback().execute().catch(() => {})
@@ -117,7 +139,33 @@ export class SqliteGroupCommit implements UnitOfWork {
     })
   }
 
+  private async withDirect<T>(trx: ControlledTransaction<DB>, body: () => Promise<T>): Promise<T> {
+    if (this.direct === undefined) return body()
+    allowDirect(trx, this.direct)
+    try {
+      return await body()
+    } finally {
+      forgetDirect(trx)
+    }
+  }
+
   private async runInSavepoint(trx: ControlledTransaction<DB>, job: Job): Promise<Outcome> {
+    const direct = this.direct
+    if (direct === undefined) return this.runInKyselySavepoint(trx, job)
+    direct.run('savepoint unit_of_work', [])
+    try {
+      const value = await job.work(trx)
+      direct.run('release unit_of_work', [])
+      return { ok: true, value }
+    } catch (error) {
+      // Failures of the savepoint commands themselves propagate and fail the batch.
+      direct.run('rollback to unit_of_work', [])
+      direct.run('release unit_of_work', [])
+      return { ok: false, error }
+    }
+  }
+
+  private async runInKyselySavepoint(trx: ControlledTransaction<DB>, job: Job): Promise<Outcome> {
     const savepoint = await trx.savepoint('unit_of_work').execute()
     try {
       const value = await job.work(savepoint)

@@ -4,6 +4,8 @@ import { sql } from 'kysely'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase, type Database } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
+import { directOf } from '../../src/db/direct.js'
+import { prepare } from '../../src/db/prepared.js'
 import { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 
@@ -70,5 +72,92 @@ describe('SQLite group commit (performance issue)', () => {
   it('should acknowledge a lone use case', async () => {
     assert.equal(await insertKey('alone'), 'alone')
     assert.ok((await keys()).includes('alone'))
+  })
+
+  // Statements compiled once run straight on the writer inside the group commit's transaction
+  // (sqlite.ts SqliteDirect): the same transaction, the same savepoints, the same query listeners.
+  describe('statements compiled once, run directly', () => {
+    const insertPrepared = () =>
+      prepare<{ key: string }, never>(database.db, (db, param) =>
+        db.insertInto('idempotency_keys').values({ owner: 'test', key: param('key'), fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
+      )
+    const countPrepared = () =>
+      prepare<{ prefix: string }, { n: number }>(database.db, (db, param) =>
+        db
+          .selectFrom('idempotency_keys')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('owner', '=', 'test')
+          .where('key', 'like', param('prefix'))
+      )
+
+    it('should run them on the direct path only while the transaction is open', async () => {
+      let inside: unknown
+      let transaction: object | undefined
+      await database.unitOfWork.run(async (trx) => {
+        transaction = trx
+        inside = directOf(trx)
+      })
+      assert.ok(inside !== undefined, 'no direct path inside the transaction')
+      assert.equal(directOf(transaction!), undefined)
+      assert.equal(directOf(database.db), undefined)
+    })
+
+    it('should see their own writes, mixed with Kysely\'s, and tell the query listeners', async () => {
+      const insert = insertPrepared()
+      const count = countPrepared()
+      const seen: string[] = []
+      const stop = database.queries.add((text) => seen.push(text))
+      try {
+        const counted = await database.unitOfWork.run(async (trx) => {
+          assert.equal(await insert.run(trx, { key: 'direct-1' }), 1)
+          // Kysely's path (RETURNING makes its SQL text differ from the prepared one's).
+          await trx
+            .insertInto('idempotency_keys')
+            .values({ owner: 'test', key: 'direct-2', fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
+            .returning('key')
+            .execute()
+          return (await count.first(trx, { prefix: 'direct-%' }))?.n
+        })
+        assert.equal(counted, 2)
+      } finally {
+        stop()
+      }
+      assert.equal(seen.filter((text) => text === insert.sql).length, 1)
+      assert.equal(seen.filter((text) => text === count.sql).length, 1)
+      assert.deepEqual((await keys()).filter((k) => k.startsWith('direct-')), ['direct-1', 'direct-2'])
+    })
+
+    it('should roll back a failing use case\'s direct writes, alone and in a batch', async () => {
+      const insert = insertPrepared()
+      const failing = (key: string) =>
+        database.unitOfWork.run(async (trx) => {
+          await insert.run(trx, { key })
+          throw new Error('use case failed after writing')
+        })
+      await assert.rejects(failing('undone-alone'), /use case failed/)
+      const outcomes = await Promise.allSettled([
+        database.unitOfWork.run((trx) => insert.run(trx, { key: 'kept-1' })),
+        failing('undone-in-batch'),
+        database.unitOfWork.run((trx) => insert.run(trx, { key: 'kept-1' })), // the primary key: fails alone
+        database.unitOfWork.run((trx) => insert.run(trx, { key: 'kept-2' }))
+      ])
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'rejected', 'fulfilled']
+      )
+      const stored = await keys()
+      assert.ok(stored.includes('kept-1') && stored.includes('kept-2'))
+      assert.ok(!stored.includes('undone-alone') && !stored.includes('undone-in-batch'))
+    })
+
+    it('should let the reader see a direct write once it is committed', async () => {
+      const insert = insertPrepared()
+      const count = countPrepared()
+      // The reader's snapshot of this turn is taken before the write…
+      assert.equal((await count.first(database.reader, { prefix: 'seen-%' }))?.n, 0)
+      await database.unitOfWork.run((trx) => insert.run(trx, { key: 'seen-1' }))
+      // …and the write ended it, so this read takes a new one.
+      assert.equal((await count.first(database.reader, { prefix: 'seen-%' }))?.n, 1)
+    })
   })
 })
