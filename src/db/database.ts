@@ -5,6 +5,7 @@ import { kyselyPostgresPool, openPostgresPool, postgresRunner } from './postgres
 import { QueryListeners, type QueryRunner } from './query-runner.js'
 import type { DB } from './schema.js'
 import { kyselySqliteDatabase, openSqliteConnection, SqliteDirect, openSqliteReader, SqliteReadSnapshot, sqliteRunner, StatementCache } from './sqlite.js'
+import { SqliteCheckpointer } from './sqlite-checkpointer.js'
 import { postgresUnitOfWork, SqliteGroupCommit, type UnitOfWork } from './unit-of-work.js'
 
 /** An open database: the writer, the reader for hot queries, and the unit of work for use cases. */
@@ -41,6 +42,8 @@ function logTo(queries: QueryListeners) {
 function openSqlite(settings: DatabaseSettings, file: string): Database {
   const queries = new QueryListeners()
   const writer = openSqliteConnection(file, settings.sqliteSynchronous)
+  // An in-memory database has no WAL; a file's is checkpointed by a worker thread.
+  const checkpointer = file === ':memory:' ? null : new SqliteCheckpointer(writer, settings.sqliteSynchronous)
   // An in-memory database has no file a second connection could open; its reads share the writer.
   const snapshot = file === ':memory:' ? null : new SqliteReadSnapshot(openSqliteReader(file))
   // A write ends the reader's snapshot, so a read after it (in this turn too) sees it.
@@ -58,13 +61,14 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
     db,
     dialect: sqliteDialect,
     reader,
-    unitOfWork: new SqliteGroupCommit(db, new SqliteDirect(statements, queries, endSnapshot)),
+    unitOfWork: new SqliteGroupCommit(db, new SqliteDirect(statements, queries, endSnapshot), checkpointer ?? undefined),
     queries,
     dataVersion: snapshot === null ? null : () => snapshot.dataVersion(),
     ping: async () => {
       await sql`select 1`.execute(db)
     },
     close: async () => {
+      await checkpointer?.close()
       snapshot?.release()
       snapshot?.connection.close()
       await db.destroy()

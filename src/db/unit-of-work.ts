@@ -1,6 +1,7 @@
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely'
 import type { Dialect } from './dialect.js'
 import { allowDirect, forgetDirect, type DirectStatements } from './direct.js'
+import type { SqliteCheckpointer } from './sqlite-checkpointer.js'
 import type { DB } from './schema.js'
 
 /** The body of a use case: every statement it runs goes through `trx`; no network I/O inside. */
@@ -59,7 +60,9 @@ export class SqliteGroupCommit implements UnitOfWork {
    */
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly direct?: DirectStatements
+    private readonly direct?: DirectStatements,
+    /** Told of each commit; it checkpoints the WAL off the event loop. */
+    readonly checkpointer?: SqliteCheckpointer
   ) {}
 
   run<T>(work: Work<T>): Promise<T> {
@@ -103,6 +106,7 @@ export class SqliteGroupCommit implements UnitOfWork {
     try {
       value = await this.withDirect(trx, () => job.work(trx))
       await trx.commit().execute()
+      this.checkpointer?.committed()
     } catch (error) {
       await trx.rollback().execute().catch(() => {})
       job.reject(error)
@@ -127,6 +131,7 @@ export class SqliteGroupCommit implements UnitOfWork {
         for (const job of batch) outcomes.push(await this.runInSavepoint(trx, job))
       })
       await trx.commit().execute()
+      this.checkpointer?.committed()
     } catch (error) {
       await trx.rollback().execute().catch(() => {})
       for (const job of batch) job.reject(error)

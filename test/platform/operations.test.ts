@@ -88,6 +88,15 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     assert.match(after, /^# TYPE password_hashes gauge$/m)
     assert.match(after, /^password_hashes\{state="running"\} 0$/m)
     assert.match(after, /^password_hashes\{state="waiting"\} 0$/m)
+    // SQLite: group commits, WAL checkpoints run by a worker thread and the WAL's size (issue 7).
+    if (t.dialect === 'sqlite') {
+      assert.match(after, /^sqlite_commits \d+$/m)
+      assert.match(after, /^sqlite_checkpoints\{outcome="done"\} \d+$/m)
+      assert.match(after, /^sqlite_checkpoints\{outcome="failed"\} 0$/m)
+      assert.match(after, /^sqlite_wal_frames \d+$/m)
+    } else {
+      assert.doesNotMatch(after, /^sqlite_/m)
+    }
   })
 
   it('should serve an OpenAPI 3.1 document without credentials', () => {

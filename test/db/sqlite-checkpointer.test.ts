@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import BetterSqlite3 from 'better-sqlite3'
+import { loadConfig } from '../../src/config.js'
+import { openDatabase, type Database } from '../../src/db/database.js'
+import { migrateToLatest } from '../../src/db/migrator.js'
+import { SqliteCheckpointer } from '../../src/db/sqlite-checkpointer.js'
+import { openSqliteConnection } from '../../src/db/sqlite.js'
+import { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
+
+/** Waits (without a time limit of its own: the test runner's applies) until `done` holds. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
+const autocheckpoint = (connection: BetterSqlite3.Database) => connection.pragma('wal_autocheckpoint', { simple: true })
+
+// SQLite only: WAL checkpoints off the event loop (issue 7, BENCHMARKS.md).
+describe('SQLite WAL checkpoints in a worker thread (performance issue)', () => {
+  let testDatabase: TestDatabase
+  let database: Database
+  let file: string
+  before(async () => {
+    testDatabase = await createTestDatabase('sqlite')
+    file = (testDatabase.database as { file: string }).file
+    database = openDatabase(loadConfig({ DATABASE_URL: `sqlite:${file}`, DATA_DIR: testDatabase.dataDir }))
+    await migrateToLatest(database.db, database.dialect)
+  })
+  after(async () => {
+    await database.close()
+    await testDatabase.drop()
+  })
+
+  it('should copy committed writes into the database file after commits, off the writer', async () => {
+    const unit = database.unitOfWork as SqliteGroupCommit
+    const checkpointer = unit.checkpointer
+    assert.ok(checkpointer instanceof SqliteCheckpointer)
+    const runs = checkpointer.counts.runs
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        database.unitOfWork.run((trx) =>
+          trx.insertInto('idempotency_keys').values({ owner: 'test', key: `wal-${i}`, fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 }).execute()
+        )
+      )
+    )
+    // Committed; the checkpoint after the last commit has run once the worker is idle again.
+    await until(() => checkpointer.counts.runs > runs && checkpointer.idle)
+    assert.equal(checkpointer.counts.failures, 0)
+    // The database file alone, without its WAL, holds the writes now.
+    const copy = path.join(testDatabase.dataDir, 'copy.db')
+    fs.copyFileSync(file, copy)
+    const probe = new BetterSqlite3(copy, { readonly: true })
+    try {
+      assert.deepEqual(probe.prepare(`select count(*) as n from idempotency_keys where key like 'wal-%'`).get(), { n: 20 })
+    } finally {
+      probe.close()
+    }
+  })
+
+  it('should leave the writer its own automatic checkpoint only as a far bound while the worker runs', async () => {
+    const writer = openSqliteConnection(file, 'NORMAL')
+    const checkpointer = new SqliteCheckpointer(writer, 'NORMAL')
+    try {
+      assert.equal(autocheckpoint(writer), SqliteCheckpointer.WRITER_BOUND)
+    } finally {
+      await checkpointer.close()
+    }
+    // Closed: the writer checkpoints on its own again, at SQLite's default.
+    assert.equal(autocheckpoint(writer), SqliteCheckpointer.WRITER_DEFAULT)
+    assert.equal(checkpointer.counts.failures, 0)
+    writer.close()
+  })
+
+  it('should give the checkpoints back to the writer when the worker cannot start', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'so-checkpoint-'))
+    try {
+      const gone = path.join(dir, 'gone.db')
+      const writer = openSqliteConnection(gone, 'FULL')
+      // The worker opens the file by name and only if it exists; the writer keeps its open file.
+      fs.rmSync(gone)
+      const checkpointer = new SqliteCheckpointer(writer, 'FULL')
+      await until(() => checkpointer.counts.failures > 0 && autocheckpoint(writer) === SqliteCheckpointer.WRITER_DEFAULT)
+      // A commit after that asks nothing of the gone worker.
+      checkpointer.committed()
+      assert.equal(checkpointer.counts.runs, 0)
+      await checkpointer.close()
+      writer.close()
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
