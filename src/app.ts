@@ -97,8 +97,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics.addGauge('sqlite_committed_use_cases', 'Use cases carried by those commits (group commit).', [], async () => [{ labels: {}, value: unitOfWork.counts.useCases }])
     const checkpoints = unitOfWork.checkpointer?.counts
     if (checkpoints !== undefined) {
-      metrics.addGauge('sqlite_checkpoints', 'WAL checkpoints run off the event loop (a worker thread), and those that failed.', ['outcome'], async () => [
+      metrics.addGauge('sqlite_checkpoints', 'WAL checkpoints run off the event loop (a worker thread): done, skipped for another one running, failed.', ['outcome'], async () => [
         { labels: { outcome: 'done' }, value: checkpoints.runs },
+        { labels: { outcome: 'busy' }, value: checkpoints.busy },
         { labels: { outcome: 'failed' }, value: checkpoints.failures }
       ])
       metrics.addGauge('sqlite_wal_frames', 'Frames in the WAL at the end of the last checkpoint (4 KiB each).', [], async () => [{ labels: {}, value: checkpoints.walFrames }])

@@ -28,6 +28,8 @@ parentPort.on('message', () => {
 export interface CheckpointCounts {
   /** Checkpoints run by the worker. */
   runs: number
+  /** Checkpoints that found another one running (another process's, or the writer's own). */
+  busy: number
   /** Frames the WAL held at the last checkpoint's end (it starts over once all are copied). */
   walFrames: number
   /** Checkpoints that failed; SQLite's own on the writer still bound the WAL. */
@@ -53,7 +55,7 @@ export class SqliteCheckpointer {
   /** SQLite's default, back on the writer if the worker stops. */
   static readonly WRITER_DEFAULT = 1_000
 
-  readonly counts: CheckpointCounts = { runs: 0, walFrames: 0, failures: 0 }
+  readonly counts: CheckpointCounts = { runs: 0, busy: 0, walFrames: 0, failures: 0 }
   private readonly worker: Worker
   private running = false
   private wanted = false
@@ -106,6 +108,7 @@ export class SqliteCheckpointer {
   private finished(message: { result?: [number, number, number]; error?: string }): void {
     this.running = false
     if (message.result === undefined) this.counts.failures++
+    else if (message.result[0] !== 0) this.counts.busy++
     else {
       this.counts.runs++
       this.counts.walFrames = Math.max(0, message.result[1])

@@ -92,6 +92,7 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     if (t.dialect === 'sqlite') {
       assert.match(after, /^sqlite_commits \d+$/m)
       assert.match(after, /^sqlite_checkpoints\{outcome="done"\} \d+$/m)
+      assert.match(after, /^sqlite_checkpoints\{outcome="busy"\} \d+$/m)
       assert.match(after, /^sqlite_checkpoints\{outcome="failed"\} 0$/m)
       assert.match(after, /^sqlite_wal_frames \d+$/m)
     } else {
