@@ -12,9 +12,13 @@ import { openSqliteConnection } from '../../src/db/sqlite.js'
 import { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 
-/** Waits (without a time limit of its own: the test runner's applies) until `done` holds. */
+/** Waits until `done` holds; 20 s is far beyond what it takes on a loaded machine (milliseconds). */
 async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10))
+  const giveUp = Date.now() + 20_000
+  while (!done()) {
+    if (Date.now() > giveUp) assert.fail('the checkpointer never got there')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }
 
 const autocheckpoint = (connection: BetterSqlite3.Database) => connection.pragma('wal_autocheckpoint', { simple: true })
