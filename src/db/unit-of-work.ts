@@ -55,12 +55,12 @@ export class SqliteGroupCommit implements UnitOfWork {
   readonly counts = { commits: 0, useCases: 0 }
 
   /**
-   * With `direct`, the transaction's statements compiled once and the savepoints run straight on the
+   * `direct`: the transaction's statements compiled once and the savepoints run straight on the
    * writer connection (sqlite.ts `SqliteDirect`), not through Kysely's layers.
    */
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly direct?: DirectStatements,
+    private readonly direct: DirectStatements,
     /** Told of each commit; it checkpoints the WAL off the event loop. */
     readonly checkpointer?: SqliteCheckpointer
   ) {}
@@ -145,7 +145,6 @@ export class SqliteGroupCommit implements UnitOfWork {
   }
 
   private async withDirect<T>(trx: ControlledTransaction<DB>, body: () => Promise<T>): Promise<T> {
-    if (this.direct === undefined) return body()
     allowDirect(trx, this.direct)
     try {
       return await body()
@@ -156,7 +155,7 @@ export class SqliteGroupCommit implements UnitOfWork {
 
   private async runInSavepoint(trx: ControlledTransaction<DB>, job: Job): Promise<Outcome> {
     const direct = this.direct
-    if (direct === undefined) return this.runInKyselySavepoint(trx, job)
+    // Run directly: two statements per use case, where Kysely's savepoint would add a transaction object.
     direct.run('savepoint unit_of_work', [])
     try {
       const value = await job.work(trx)
@@ -166,20 +165,6 @@ export class SqliteGroupCommit implements UnitOfWork {
       // Failures of the savepoint commands themselves propagate and fail the batch.
       direct.run('rollback to unit_of_work', [])
       direct.run('release unit_of_work', [])
-      return { ok: false, error }
-    }
-  }
-
-  private async runInKyselySavepoint(trx: ControlledTransaction<DB>, job: Job): Promise<Outcome> {
-    const savepoint = await trx.savepoint('unit_of_work').execute()
-    try {
-      const value = await job.work(savepoint)
-      await savepoint.releaseSavepoint('unit_of_work').execute()
-      return { ok: true, value }
-    } catch (error) {
-      // Failures of the savepoint commands themselves propagate and fail the batch.
-      await savepoint.rollbackToSavepoint('unit_of_work').execute()
-      await savepoint.releaseSavepoint('unit_of_work').execute()
       return { ok: false, error }
     }
   }
