@@ -39,7 +39,22 @@ export class CatalogueTexts {
   /** The statistics rows of these counters with their texts, or the rows read again with them when a text is unknown. */
   async withTexts(runner: QueryRunner, counters: readonly StatsCounterRow[]): Promise<StatsRow[]> {
     const texts = this.texts
-    if (counters.every((row) => texts.has(row.step_id))) return counters.map((row) => ({ ...row, ...texts.get(row.step_id)! }))
+    if (counters.every((row) => texts.has(row.step_id))) {
+      // Written out: V8 copies a literal with two spreads property by property in its runtime,
+      // 1.4 µs a row (170 µs for the bench's 120 steps, per request on PostgreSQL), against 0.05.
+      return counters.map((row) => {
+        const text = texts.get(row.step_id)!
+        return {
+          step_id: row.step_id,
+          service_id: row.service_id,
+          position: row.position,
+          order_count: row.order_count,
+          serviceName: text.serviceName,
+          imageTitle: text.imageTitle,
+          description: text.description
+        }
+      })
+    }
     const fresh = new Map<number, StepText>()
     const rows: StatsRow[] = []
     for (const row of await this.all.rows(runner, {})) {
