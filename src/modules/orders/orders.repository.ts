@@ -198,12 +198,33 @@ export function fullViewSelect(db: Kysely<DB>, dialect: Dialect): FullViewQuery 
   ]) as unknown as FullViewQuery
 }
 
-/** The order joined with its step and service (`LockedOrder`), by public id. */
-function lockedSelect(db: Kysely<DB>, p: ParamsOf<{ publicId: string }>) {
-  return db
-    .selectFrom('orders as o')
-    .innerJoin('service_steps as st', 'st.id', 'o.step_id')
-    .innerJoin('services as s', 's.id', 'o.service_id')
+/**
+ * The order joined with its step and service (`LockedOrder`), by public id; on PostgreSQL the step
+ * and service looked up by key, as in `fullViewSelect` (plain joins got hash joins over them).
+ */
+function lockedSelect(db: Kysely<DB>, dialect: Dialect, p: ParamsOf<{ publicId: string }>) {
+  const orders = db.selectFrom('orders as o')
+  const joined = (
+    dialect.name === 'postgres'
+      ? orders
+          .innerJoinLateral(
+            (eb) =>
+              eb
+                .selectFrom('service_steps')
+                .select(['service_steps.position', 'service_steps.description'])
+                .whereRef('service_steps.id', '=', 'o.step_id')
+                .offset(sql.lit(0))
+                .as('st'),
+            (join) => join.onTrue()
+          )
+          .innerJoinLateral(
+            (eb) =>
+              eb.selectFrom('services').select(['services.step_count', 'services.name']).whereRef('services.id', '=', 'o.service_id').offset(sql.lit(0)).as('s'),
+            (join) => join.onTrue()
+          )
+      : orders.innerJoin('service_steps as st', 'st.id', 'o.step_id').innerJoin('services as s', 's.id', 'o.service_id')
+  ) as unknown as SelectQueryBuilder<DB & { o: DB['orders']; st: DB['service_steps']; s: DB['services'] }, 'o' | 'st' | 's', object>
+  return joined
     .select([
       'o.id',
       'o.public_id',
@@ -233,12 +254,12 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     // The order joined with its step and service. On PostgreSQL it is read only after the rows are
     // locked (below): a lock taken in a join with the step would re-check a concurrently moved
     // order against the old step row and lose it.
-    locked: prepare<{ publicId: string }, LockedOrder>(db, (db, p) => lockedSelect(db, p)),
+    locked: prepare<{ publicId: string }, LockedOrder>(db, (db, p) => lockedSelect(db, dialect, p)),
 
     // As `locked`, with the catalogue item a receipt change names, in the same statement: its
     // columns are null when there is no such item (or it was removed).
     lockedWithItem: prepare<{ publicId: string; itemId: number }, LockedOrder & ItemColumns>(db, (db, p) =>
-      lockedSelect(db, p)
+      lockedSelect(db, dialect, p)
         .leftJoin('items as i', (join) => join.on('i.id', '=', p('itemId')).on('i.removed_at', 'is', null))
         .select(['i.id as item_id', 'i.service_id as item_service_id', 'i.price_cents as item_price_cents', 'i.title as item_title'])
     ),
