@@ -52,10 +52,11 @@ export function servicesRepository(db: Kysely<DB>, dialect: Dialect) {
   return {
     stepView: (runner: QueryRunner, key: string, position: number) => stepView.first(runner, { key, position }),
 
-    counters: async (runner: QueryRunner): Promise<StatsCounterRow[]> => {
-      const row = await counters.first(runner, {})
-      const tuples = JSON.parse(row?.counters ?? '[]') as Array<[number, number, number, number]>
-      return tuples.map(([step_id, service_id, position, order_count]) => ({ step_id, service_id, position, order_count }))
+    /** Every step's counter, and the text they were read as (equal texts: equal counters). */
+    counters: async (runner: QueryRunner): Promise<{ text: string; rows: StatsCounterRow[] }> => {
+      const text = (await counters.first(runner, {}))?.counters ?? '[]'
+      const tuples = JSON.parse(text) as Array<[number, number, number, number]>
+      return { text, rows: tuples.map(([step_id, service_id, position, order_count]) => ({ step_id, service_id, position, order_count })) }
     },
 
     /** The service with this name key, locked as asked on PostgreSQL. */

@@ -40,6 +40,7 @@ export class ServicesService {
   private readonly texts: CatalogueTexts
   // Statistics are polled by every staff board; between two order changes the answer is the same.
   private readonly statistics: VersionedMemo<Static<typeof StatsResponse>>
+  private lastStatistics: { text: string; answer: Static<typeof StatsResponse> } | undefined
 
   constructor(
     private readonly database: Database,
@@ -147,8 +148,17 @@ export class ServicesService {
 
   private async readStats(): Promise<Static<typeof StatsResponse>> {
     const counters = await this.repo.counters(this.database.reader)
-    const rows = await this.texts.withTexts(this.database.reader, counters)
-    return toStatsView(
+    // The answer is made of the counters and the steps' texts, which never change: counters read as
+    // the same text as last time give the same answer, and the same object, whose serialised body
+    // is kept (sendKept). Where there is no VersionedMemo (PostgreSQL) this spares every poll
+    // between two order changes building and serialising the answer again.
+    const last = this.lastStatistics
+    if (last !== undefined && last.text === counters.text) return last.answer
+    // Only an answer built from these very counters is kept: with a step unknown here, withTexts
+    // reads counters again with the texts, and those may be newer than `counters.text`.
+    const fromTheseCounters = this.texts.knows(counters.rows)
+    const rows = await this.texts.withTexts(this.database.reader, counters.rows)
+    const answer = toStatsView(
       rows.map((row) => ({
         service_id: row.service_id,
         service_name: row.serviceName,
@@ -158,6 +168,8 @@ export class ServicesService {
         order_count: row.order_count
       }))
     )
+    if (fromTheseCounters) this.lastStatistics = { text: counters.text, answer }
+    return answer
   }
 }
 
