@@ -124,27 +124,43 @@ function serviceStartSelect(db: Kysely<DB>, p: ParamsOf<{ key: string }>, locks:
 
 type FullViewQuery = SelectQueryBuilder<DB, 'orders' | 'services' | 'service_steps', FullViewRow>
 
+// Loosely typed: the callers cast the joined query to the shape they select from.
+type AnyQuery = SelectQueryBuilder<any, any, any>
+
+/**
+ * PostgreSQL: `table` joined as `alias` by `table.id = idRef`, as a LATERAL subquery with `OFFSET 0`,
+ * which the planner cannot flatten into a plain join, so it looks the row up by key. Plain joins
+ * against catalogue tables this small get hash joins that scan and hash the whole table on every
+ * read of one order (see `fullViewSelect`).
+ */
+function joinByKey(query: AnyQuery, table: 'services' | 'service_steps' | 'items', alias: string, idRef: string, columns: readonly string[]): AnyQuery {
+  return query.innerJoinLateral(
+    (eb) =>
+      eb
+        .selectFrom(table)
+        .select(columns.map((column) => `${table}.${column}`) as never)
+        .whereRef(`${table}.id`, '=', idRef)
+        .offset(sql.lit(0))
+        .as(alias),
+    (join) => join.onTrue()
+  )
+}
+
 /**
  * The joins and columns every full view is read with: one query and one row per order, its receipt
  * lines as one JSON text (`ReceiptLineTuple`s by line id), so no N+1 and no order columns repeated
  * per line (issue 5, issue 7).
  *
- * On PostgreSQL the service, the step and each line's item are joined as LATERAL subqueries with
- * `OFFSET 0`, which the planner cannot flatten into plain joins. Plain joins against catalogue
- * tables this small get hash joins: every read of one order scanned and hashed all the services,
- * steps and items (600 in the bench) again, 0.12 ms of the statement; looked up one by one it takes
- * 0.05 ms (EXPLAIN ANALYZE of the generic plan, BENCHMARKS.md). SQLite's planner looks them up by
- * key anyway, so it keeps the plain joins.
+ * On PostgreSQL the service, the step and each line's item are looked up by key (`joinByKey`):
+ * with plain joins every read of one order scanned and hashed all the services, steps and items
+ * (600 in the bench) again, 0.12 ms of the statement against 0.05 (EXPLAIN ANALYZE of the generic
+ * plan, BENCHMARKS.md). SQLite's planner looks them up by key anyway, so it keeps the plain joins.
  */
 export function fullViewSelect(db: Kysely<DB>, dialect: Dialect): FullViewQuery {
   const byKey = dialect.name === 'postgres'
   const lineRows = db.selectFrom('receipt_lines as l')
-  const linesWithItems = byKey
-    ? lineRows.innerJoinLateral(
-        (eb) => eb.selectFrom('items').select(['items.title', 'items.image_url']).whereRef('items.id', '=', 'l.item_id').offset(sql.lit(0)).as('i'),
-        (join) => join.onTrue()
-      )
-    : lineRows.innerJoin('items as i', 'i.id', 'l.item_id')
+  const plainLines = lineRows.innerJoin('items as i', 'i.id', 'l.item_id')
+  const linesWithItems = byKey ? (joinByKey(lineRows, 'items', 'i', 'l.item_id', ['title', 'image_url']) as typeof plainLines) : plainLines
   const lines = linesWithItems
     .where('l.order_id', '=', sql.ref<number>('orders.id'))
     .select(
@@ -155,27 +171,13 @@ export function fullViewSelect(db: Kysely<DB>, dialect: Dialect): FullViewQuery 
   const orders = db.selectFrom('orders')
   const joined = (
     byKey
-      ? orders
-          .innerJoinLateral(
-            (eb) =>
-              eb
-                .selectFrom('services')
-                .select(['services.id', 'services.public_id', 'services.name', 'services.step_count'])
-                .whereRef('services.id', '=', 'orders.service_id')
-                .offset(sql.lit(0))
-                .as('services'),
-            (join) => join.onTrue()
-          )
-          .innerJoinLateral(
-            (eb) =>
-              eb
-                .selectFrom('service_steps')
-                .select(['service_steps.id', 'service_steps.position', 'service_steps.description', 'service_steps.button_title', 'service_steps.events'])
-                .whereRef('service_steps.id', '=', 'orders.step_id')
-                .offset(sql.lit(0))
-                .as('service_steps'),
-            (join) => join.onTrue()
-          )
+      ? joinByKey(
+          joinByKey(orders, 'services', 'services', 'orders.service_id', ['id', 'public_id', 'name', 'step_count']),
+          'service_steps',
+          'service_steps',
+          'orders.step_id',
+          ['id', 'position', 'description', 'button_title', 'events']
+        )
       : orders.innerJoin('services', 'services.id', 'orders.service_id').innerJoin('service_steps', 'service_steps.id', 'orders.step_id')
   ) as unknown as SelectQueryBuilder<DB, 'orders' | 'services' | 'service_steps', object>
   return joined.select([
@@ -198,30 +200,12 @@ export function fullViewSelect(db: Kysely<DB>, dialect: Dialect): FullViewQuery 
   ]) as unknown as FullViewQuery
 }
 
-/**
- * The order joined with its step and service (`LockedOrder`), by public id; on PostgreSQL the step
- * and service looked up by key, as in `fullViewSelect` (plain joins got hash joins over them).
- */
+/** The order joined with its step and service (`LockedOrder`), by public id; looked up by key on PostgreSQL (`joinByKey`). */
 function lockedSelect(db: Kysely<DB>, dialect: Dialect, p: ParamsOf<{ publicId: string }>) {
   const orders = db.selectFrom('orders as o')
   const joined = (
     dialect.name === 'postgres'
-      ? orders
-          .innerJoinLateral(
-            (eb) =>
-              eb
-                .selectFrom('service_steps')
-                .select(['service_steps.position', 'service_steps.description'])
-                .whereRef('service_steps.id', '=', 'o.step_id')
-                .offset(sql.lit(0))
-                .as('st'),
-            (join) => join.onTrue()
-          )
-          .innerJoinLateral(
-            (eb) =>
-              eb.selectFrom('services').select(['services.step_count', 'services.name']).whereRef('services.id', '=', 'o.service_id').offset(sql.lit(0)).as('s'),
-            (join) => join.onTrue()
-          )
+      ? joinByKey(joinByKey(orders, 'service_steps', 'st', 'o.step_id', ['position', 'description']), 'services', 's', 'o.service_id', ['step_count', 'name'])
       : orders.innerJoin('service_steps as st', 'st.id', 'o.step_id').innerJoin('services as s', 's.id', 'o.service_id')
   ) as unknown as SelectQueryBuilder<DB & { o: DB['orders']; st: DB['service_steps']; s: DB['services'] }, 'o' | 'st' | 's', object>
   return joined
