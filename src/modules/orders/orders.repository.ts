@@ -23,12 +23,19 @@ export interface LockedOrder {
   service_name: string
 }
 
-/** A catalogue item read along with a locked order: all four null when there is no such item. */
-export interface ItemColumns {
+/**
+ * An order as a receipt change reads it once its row is locked: its full view, its service's row
+ * id, and the catalogue item the change names (all five `item_*` null when there is no such item,
+ * or it was removed). The change answers from this and what it wrote, with no read after its
+ * writes (issue 7), as a move does.
+ */
+export interface ReceiptOrder extends FullViewRow {
+  service_row_id: number
   item_id: number | null
   item_service_id: number | null
   item_price_cents: number | null
   item_title: string | null
+  item_image_url: string | null
 }
 
 /**
@@ -240,12 +247,22 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     // order against the old step row and lose it.
     locked: prepare<{ publicId: string }, LockedOrder>(db, (db, p) => lockedSelect(db, dialect, p)),
 
-    // As `locked`, with the catalogue item a receipt change names, in the same statement: its
-    // columns are null when there is no such item (or it was removed).
-    lockedWithItem: prepare<{ publicId: string; itemId: number }, LockedOrder & ItemColumns>(db, (db, p) =>
-      lockedSelect(db, dialect, p)
-        .leftJoin('items as i', (join) => join.on('i.id', '=', p('itemId')).on('i.removed_at', 'is', null))
-        .select(['i.id as item_id', 'i.service_id as item_service_id', 'i.price_cents as item_price_cents', 'i.title as item_title'])
+    // What a receipt change reads, after the same locks as `locked`: the full view, and the
+    // catalogue item it names in the same statement (`ReceiptOrder`).
+    receiptOrder: prepare<{ publicId: string; itemId: number }, ReceiptOrder>(
+      db,
+      (db, p) =>
+        fullViewSelect(db, dialect)
+          .leftJoin('items as named', (join) => join.on('named.id', '=', p('itemId')).on('named.removed_at', 'is', null))
+          .select([
+            'orders.service_id as service_row_id',
+            'named.id as item_id',
+            'named.service_id as item_service_id',
+            'named.price_cents as item_price_cents',
+            'named.title as item_title',
+            'named.image_url as item_image_url'
+          ])
+          .where('orders.public_id', '=', p('publicId')) as unknown as Compilable<ReceiptOrder>
     ),
 
     // What a move reads, after the same locks as `locked`: the full view and the next step.
@@ -437,19 +454,13 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
   return {
     /** The full view row of one order, if there is one. */
     fullView: (target: QueryTarget, publicId: string) => q.fullView.first(target, { publicId }),
-    /** The full view row of an order this transaction has locked (and so must find). */
-    lockedFullView: async (trx: Kysely<DB>, publicId: string): Promise<FullViewRow> => {
-      const row = await q.fullView.first(trx, { publicId })
-      if (row === undefined) throw new Error('a locked order was not found in its own transaction')
-      return row
-    },
     /** The order for the rest of the transaction: its row locked, its service shared (PostgreSQL). */
     lock: async (trx: Kysely<DB>, publicId: string): Promise<LockedOrder | undefined> =>
       (await lockRows(trx, publicId)) ? q.locked.first(trx, { publicId }) : undefined,
 
-    /** As `lock`, with a catalogue item read in the same statement (`item_*` null when there is none). */
-    lockWithItem: async (trx: Kysely<DB>, publicId: string, itemId: number): Promise<(LockedOrder & ItemColumns) | undefined> =>
-      (await lockRows(trx, publicId)) ? q.lockedWithItem.first(trx, { publicId, itemId }) : undefined,
+    /** As `lock`, read as a receipt change needs it, with the catalogue item `itemId` (`ReceiptOrder`; 0 names none). */
+    lockForReceipt: async (trx: Kysely<DB>, publicId: string, itemId: number): Promise<ReceiptOrder | undefined> =>
+      (await lockRows(trx, publicId)) ? q.receiptOrder.first(trx, { publicId, itemId }) : undefined,
 
     /** As `lock`, read as a move needs it (`MovableOrder`). */
     lockForMove: async (trx: Kysely<DB>, publicId: string): Promise<MovableOrder | undefined> =>

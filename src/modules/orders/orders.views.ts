@@ -35,12 +35,17 @@ const EMPTY_RECEIPT: readonly Line[] = [
   { receipt_id: null, item_id: null, title: null, image_url: null, price: '0.00', quantity: null }
 ]
 
+/** The receipt lines of a full-view row, by line id. */
+export function receiptLinesOf(order: FullViewRow): ReceiptLineTuple[] {
+  return JSON.parse(order.receipt_lines) as ReceiptLineTuple[]
+}
+
 /**
  * Spec "Transaction (full view)" from its full-view row: amounts summed in integer cents and
- * formatted only here (D-54), dates in TIME_ZONE (D-51).
+ * formatted only here (D-54), dates in TIME_ZONE (D-51). `lines` are the row's receipt lines, or
+ * what a receipt change made of them (receipts.service.ts).
  */
-export function toTransactionView(order: FullViewRow, time: TimeFormatter): Static<typeof TransactionView> {
-  const lines = JSON.parse(order.receipt_lines) as ReceiptLineTuple[]
+export function toTransactionView(order: FullViewRow, time: TimeFormatter, lines: readonly ReceiptLineTuple[] = receiptLinesOf(order)): Static<typeof TransactionView> {
   const receipt: Line[] = new Array(lines.length)
   let totalCents = 0
   for (let i = 0; i < lines.length; i++) {

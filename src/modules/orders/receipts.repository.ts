@@ -5,6 +5,8 @@ import type { DB } from '../../db/schema.js'
 import { historyInsert, type HistoryParams, type ParamsOf } from './orders.repository.js'
 
 type AddParams = { orderId: number; itemId: number; unitPrice: number; quantity: number; now: number }
+/** The line an add wrote: its id (a repeat's is the existing line's) and its quantity now. */
+export type AddedLine = { id: number; quantity: number }
 
 // The unit price is copied on first add; a repeat only raises the quantity (D-54).
 function addLine(db: QueryCreator<DB>, p: ParamsOf<AddParams>) {
@@ -18,7 +20,7 @@ function addLine(db: QueryCreator<DB>, p: ParamsOf<AddParams>) {
       created_at: p('now') as number
     })
     .onConflict((oc) => oc.columns(['order_id', 'item_id']).doUpdateSet((eb) => ({ quantity: eb('receipt_lines.quantity', '+', eb.ref('excluded.quantity')) })))
-    .returning('quantity')
+    .returning(['id', 'quantity'])
 }
 
 /**
@@ -28,21 +30,12 @@ function addLine(db: QueryCreator<DB>, p: ParamsOf<AddParams>) {
  */
 export function receiptsRepository(db: Kysely<DB>, dialect: Dialect) {
   const q = {
-    add: prepare<AddParams, { quantity: number }>(db, (db, p) => addLine(db, p)),
+    add: prepare<AddParams, AddedLine>(db, (db, p) => addLine(db, p)),
 
     history: prepare<HistoryParams, unknown>(db, (db, p) => historyInsert(db, p)),
 
-    addWithHistory: prepare<AddParams & HistoryParams, { quantity: number }>(db, (db, p) =>
+    addWithHistory: prepare<AddParams & HistoryParams, AddedLine>(db, (db, p) =>
       addLine(db.with('entry', (db) => historyInsert(db, p).returning('id')) as unknown as QueryCreator<DB>, p)
-    ),
-
-    line: prepare<{ orderId: number; itemId: number }, { id: number; quantity: number; title: string }>(db, (db, p) =>
-      db
-        .selectFrom('receipt_lines as rl')
-        .innerJoin('items as i', 'i.id', 'rl.item_id')
-        .select(['rl.id', 'rl.quantity', 'i.title'])
-        .where('rl.order_id', '=', p('orderId'))
-        .where('rl.item_id', '=', p('itemId'))
     ),
 
     decrement: prepare<{ id: number }, unknown>(db, (db, p) =>
@@ -56,14 +49,13 @@ export function receiptsRepository(db: Kysely<DB>, dialect: Dialect) {
   }
 
   return {
-    /** Adds `quantity` of an item and the order's history entry; returns the line's new quantity. */
-    add: async (trx: Kysely<DB>, row: AddParams, history: HistoryParams): Promise<number> => {
-      if (dialect.name === 'postgres') return (await q.addWithHistory.first(trx, { ...row, ...history }))!.quantity
-      const quantity = (await q.add.first(trx, row))!.quantity
+    /** Adds `quantity` of an item and the order's history entry; returns the line (new or raised). */
+    add: async (trx: Kysely<DB>, row: AddParams, history: HistoryParams): Promise<AddedLine> => {
+      if (dialect.name === 'postgres') return (await q.addWithHistory.first(trx, { ...row, ...history }))!
+      const line = (await q.add.first(trx, row))!
       await q.history.run(trx, history)
-      return quantity
+      return line
     },
-    line: (trx: Kysely<DB>, orderId: number, itemId: number) => q.line.first(trx, { orderId, itemId }),
     /** Takes one off a line; the line goes when it reaches zero (D-54). */
     takeOne: async (trx: Kysely<DB>, line: { id: number; quantity: number }): Promise<void> => {
       await (line.quantity <= 1 ? q.delete : q.decrement).run(trx, { id: line.id })

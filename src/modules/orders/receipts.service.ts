@@ -8,7 +8,7 @@ import { invalidField, problems } from '../../platform/problems.js'
 import { assertVisible, parseItemId, wholeInRange } from './order-rules.js'
 import type { AddToReceiptBody, RemoveFromReceiptBody, TransactionView } from './orders.schemas.js'
 import { ordersRepository, type OrdersRepository } from './orders.repository.js'
-import { toTransactionView } from './orders.views.js'
+import { receiptLinesOf, toTransactionView } from './orders.views.js'
 import { receiptsRepository, type ReceiptsRepository } from './receipts.repository.js'
 
 // Keeps a line's amount far inside safe integers: 10,000,000 cents × 99,999.
@@ -31,21 +31,23 @@ export class ReceiptsService {
 
   /**
    * Adds an item (or `quantity` of it) to an open order. The unit price is copied on first add;
-   * a repeat raises the quantity. The order row is locked, so concurrent adds all count.
+   * a repeat raises the quantity. The order row is locked, so concurrent adds all count, and the
+   * receipt read with the lock is the receipt until this commits: the answer is that receipt with
+   * the line written (issue 7: no read after the write).
    */
   async add(body: AddToReceiptBody, caller: Caller): Promise<Static<typeof TransactionView>> {
     const quantity = body.quantity === undefined ? 1 : wholeInRange(body.quantity, '/quantity', 1, 999)
     const itemId = parseItemId(body.item_id)
     return this.writes.run(caller, async (trx) => {
       // The item is read with the order (one statement); an id that cannot be one reads no item.
-      const order = await this.orders.lockWithItem(trx, body.transaction_id, itemId ?? 0)
+      const order = await this.orders.lockForReceipt(trx, body.transaction_id, itemId ?? 0)
       if (order === undefined) throw problems.transactionNotFound()
       assertVisible(order.customer_id, caller.principal)
       if (order.status === 'closed') throw problems.transactionClosed()
       if (itemId === undefined || order.item_id === null) throw problems.itemNotFound()
-      if (order.item_service_id !== order.service_id) throw problems.itemNotInService()
+      if (order.item_service_id !== order.service_row_id) throw problems.itemNotInService()
       const now = this.clock.now()
-      const total = await this.receipts.add(
+      const line = await this.receipts.add(
         trx,
         { orderId: order.id, itemId: order.item_id, unitPrice: order.item_price_cents!, quantity, now },
         {
@@ -57,8 +59,13 @@ export class ReceiptsService {
           actor: actorOf(caller.principal)
         }
       )
-      if (total > MAX_LINE_QUANTITY) throw invalidField('/quantity', `would make the line's quantity more than ${MAX_LINE_QUANTITY}`)
-      return toTransactionView(await this.orders.lockedFullView(trx, order.public_id), this.time)
+      if (line.quantity > MAX_LINE_QUANTITY) throw invalidField('/quantity', `would make the line's quantity more than ${MAX_LINE_QUANTITY}`)
+      const lines = receiptLinesOf(order)
+      const index = lines.findIndex(([lineId]) => lineId === line.id)
+      // A repeat keeps its line's unit price; a new line has the highest id yet, so it comes last.
+      if (index >= 0) lines[index]![2] = line.quantity
+      else lines.push([line.id, order.item_id, line.quantity, order.item_price_cents!, order.item_title!, order.item_image_url!])
+      return toTransactionView(order, this.time, lines)
     })
   }
 
@@ -66,22 +73,28 @@ export class ReceiptsService {
   async remove(body: RemoveFromReceiptBody, caller: Caller): Promise<Static<typeof TransactionView>> {
     const itemId = parseItemId(body.item_id)
     return this.writes.run(caller, async (trx) => {
-      const order = await this.orders.lock(trx, body.transaction_id)
+      const order = await this.orders.lockForReceipt(trx, body.transaction_id, 0)
       if (order === undefined) throw problems.transactionNotFound()
       assertVisible(order.customer_id, caller.principal)
       if (order.status === 'closed') throw problems.transactionClosed()
-      const line = itemId === undefined ? undefined : await this.receipts.line(trx, order.id, itemId)
-      if (line === undefined) throw problems.itemNotOnReceipt()
-      await this.receipts.takeOne(trx, line)
+      // The line is one of the receipt read with the lock (one per item, D-54).
+      const lines = receiptLinesOf(order)
+      const index = itemId === undefined ? -1 : lines.findIndex((line) => line[1] === itemId)
+      if (index < 0) throw problems.itemNotOnReceipt()
+      const line = lines[index]!
+      const [lineId, , quantity, , title] = line
+      await this.receipts.takeOne(trx, { id: lineId, quantity })
       await this.orders.addHistory(trx, {
         orderId: order.id,
         at: this.clock.now(),
         type: 'receipt_removed',
         position: order.position,
-        description: `Removed 1 × ${line.title}`,
+        description: `Removed 1 × ${title}`,
         actor: actorOf(caller.principal)
       })
-      return toTransactionView(await this.orders.lockedFullView(trx, order.public_id), this.time)
+      if (quantity <= 1) lines.splice(index, 1)
+      else line[2] = quantity - 1
+      return toTransactionView(order, this.time, lines)
     })
   }
 }

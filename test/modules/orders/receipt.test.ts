@@ -146,6 +146,55 @@ describeEachDialect('add to and remove from receipt (D-54)', (t) => {
     )
   })
 
+  // Issue 7: a receipt change answers from the receipt read with the order's lock and what it
+  // wrote, with no read after the write. These hold it to the order as read right after.
+  it('should answer every add and remove with the order exactly as read right after it', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    const coat = await createItem(t, 'Dry Cleaning', 'Coat', 1250)
+    const steps: Array<() => ReturnType<typeof add>> = [
+      () => add(o.transaction_id, f.shirt),
+      () => add(o.transaction_id, coat, { quantity: 3 }),
+      () => add(o.transaction_id, f.suit),
+      () => add(o.transaction_id, f.shirt, { quantity: 2 }),
+      () => remove(o.transaction_id, coat),
+      () => remove(o.transaction_id, f.shirt, f.owner.auth),
+      () => remove(o.transaction_id, f.suit),
+      () => add(o.transaction_id, f.suit, {}, f.owner.auth),
+      () => remove(o.transaction_id, coat),
+      () => remove(o.transaction_id, coat),
+      () => add(o.transaction_id, coat)
+    ]
+    for (const [index, step] of steps.entries()) {
+      const answer = ok(await step())
+      assert.deepEqual(answer, ok(await t.post(`/v1/transaction/${o.transaction_id}`)), `step ${index + 1}`)
+    }
+    const final = ok(await t.post(`/v1/transaction/${o.transaction_id}`))
+    assert.deepEqual(
+      final.receipt.map((l: Record<string, string>) => [l.title, l.quantity]),
+      [
+        ['Shirt', '2'],
+        ['Suit', '1'],
+        ['Coat', '1']
+      ]
+    )
+  })
+
+  it('should answer concurrent adds of different items each with every line committed before it', async () => {
+    const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
+    const items = [f.suit, f.shirt]
+    for (let i = 0; i < 6; i++) items.push(await createItem(t, 'Dry Cleaning', `Piece ${i}`, 100 + i))
+    const answers = (await Promise.all(items.map((item) => add(o.transaction_id, item)))).map((response) => ok(response))
+    // The adds queue on the order's lock: each answer holds the lines of those before it and its own.
+    const byLength = answers.map((a) => a.receipt.map((l: Record<string, string>) => l.item_id) as string[]).sort((a, b) => a.length - b.length)
+    assert.deepEqual(
+      byLength.map((lines) => lines.length),
+      items.map((_, i) => i + 1)
+    )
+    for (let i = 1; i < byLength.length; i++) assert.deepEqual(byLength[i]!.slice(0, i), byLength[i - 1])
+    const last = answers.find((a) => a.receipt.length === items.length)
+    assert.deepEqual(last, ok(await t.post(`/v1/transaction/${o.transaction_id}`)))
+  })
+
   it('should record receipt changes in the history', async () => {
     const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
     ok(await add(o.transaction_id, f.suit, { quantity: 2 }))
