@@ -96,6 +96,31 @@ export function historyInsert(db: QueryCreator<DB>, p: ParamsOf<HistoryParams>) 
   })
 }
 
+/** The counters of a move: one more order at step `to`, one fewer at the other step updated (D-44). */
+function countMoveSet(to: unknown) {
+  return (eb: ExpressionBuilder<DB, 'service_steps'>) => ({ order_count: eb('order_count', '+', eb.case().when('id', '=', to as number).then(1).else(-1).end()) })
+}
+
+/**
+ * PostgreSQL: both counters of a move, their rows locked in id order first (see `countMove`), the
+ * locks taken in WITH (`step_locks`). `start` may hold more WITH clauses: step-entry.ts writes a
+ * move's counters in the same statement as its order, history and outbox rows.
+ */
+export function countMoveLocked(start: QueryCreator<DB>, from: unknown, to: unknown) {
+  return start
+    .with('step_locks', (db) =>
+      db
+        .selectFrom('service_steps')
+        .select('id')
+        .where('id', 'in', [from as number, to as number])
+        .orderBy('id')
+        .forNoKeyUpdate()
+    )
+    .updateTable('service_steps')
+    .set(countMoveSet(to))
+    .where('id', 'in', (eb) => eb.selectFrom('step_locks').select('step_locks.id'))
+}
+
 /** A service as an order enters it: its name, its number of steps and its first step. */
 export interface ServiceStart {
   service_id: number
@@ -400,15 +425,9 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     // FOR UPDATE also waits for the key-share locks of foreign-key checks: a service switch points
     // its order at the new step (such a check) before it moves the counters, and two concurrent
     // switches each waited for the other's check (a deadlock).
-    countMove: prepare<{ from: number; to: number }, unknown>(db, (db, p) => {
-      const delta = (eb: ExpressionBuilder<DB, 'service_steps'>) => eb('order_count', '+', eb.case().when('id', '=', p('to')).then(1).else(-1).end())
-      if (!locks) return db.updateTable('service_steps').set((eb) => ({ order_count: delta(eb) })).where('id', 'in', [p('from'), p('to')])
-      return db
-        .with('locked', (db) => db.selectFrom('service_steps').select('id').where('id', 'in', [p('from'), p('to')]).orderBy('id').forNoKeyUpdate())
-        .updateTable('service_steps')
-        .set((eb) => ({ order_count: delta(eb) }))
-        .where('id', 'in', (eb) => eb.selectFrom('locked').select('locked.id'))
-    }),
+    countMove: prepare<{ from: number; to: number }, unknown>(db, (db, p) =>
+      locks ? countMoveLocked(db, p('from'), p('to')) : db.updateTable('service_steps').set(countMoveSet(p('to'))).where('id', 'in', [p('from'), p('to')])
+    ),
 
     history: prepare<HistoryParams, unknown>(db, (db, p) => historyInsert(db, p)),
     // A step entry's id is kept by the outbox rows written with it (D-56 `follows`).

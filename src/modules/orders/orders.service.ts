@@ -214,7 +214,6 @@ export class OrdersService {
       }
       const step = this.orders.nextStep(order)
       if (step === undefined) throw new Error(`service ${order.service_id} has no step ${order.position + 1}`)
-      await this.orders.moveCounters(trx, order.step_id, step.id)
       await this.steps.record(trx, {
         order: { id: order.id, publicId: order.public_id, code: order.code, customerId: order.customer_id },
         service: { name: order.service_name, stepCount: order.step_count },
@@ -222,7 +221,8 @@ export class OrdersService {
         type: 'moved',
         actor,
         now,
-        setsStep: true
+        setsStep: true,
+        countsMoveFrom: order.step_id
       })
       return toTransactionView(
         { ...order, position: step.position, description: step.description, button_title: step.buttonTitle, events: step.events },

@@ -4,7 +4,7 @@ import { prepare, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
 import { decodeEvents } from '../catalogue/events.js'
 import { outboxRowParams, outboxRows, type OutboxMessage, type OutboxRowParams, type OutboxWriter } from '../notifications/outbox.repository.js'
-import { countInUpdate, historyInsert, setStepUpdate, type HistoryParams, type OrdersRepository, type StepTarget } from './orders.repository.js'
+import { countInUpdate, countMoveLocked, historyInsert, setStepUpdate, type HistoryParams, type OrdersRepository, type StepTarget } from './orders.repository.js'
 import type { Actor, HistoryType } from './orders.table.js'
 
 /** The order entering a step, as the history and its events describe it. */
@@ -17,6 +17,8 @@ export interface StepEntry {
   now: number
   /** A move: the order's row is set to the step (open) here too, not by the caller. */
   setsStep?: boolean
+  /** A move from this step (its row id): its counter and the entered step's move here too (D-44). */
+  countsMoveFrom?: number
   /** A new order: the step's order counter goes up by one here too (D-44), not by the caller. */
   countsIn?: boolean
 }
@@ -25,23 +27,24 @@ export interface StepEntry {
  * Everything that happens when an order enters a step, in the caller's database transaction: a
  * history entry (D-56) and one outbox row per event of the step (D-60), so nothing is recorded
  * or announced for a change that rolls back. Counters are the caller's (they depend on where
- * the order came from), but for a new order's (`countsIn`).
+ * the order came from), but for a new order's (`countsIn`) and a move's (`countsMoveFrom`).
  *
- * On PostgreSQL these writes (and a move's update of the order, a new order's counter) are one
- * statement, with the order row, the counter and the history entry written in WITH: one round
- * trip instead of up to four, which is most of what a write costs there (BENCHMARKS.md). SQLite
- * runs them one by one; its statements are calls into the same process.
+ * On PostgreSQL these writes (and a move's update of the order and its counters, a new order's
+ * counter) are one statement, with the order row, the counters and the history entry written in
+ * WITH: one round trip instead of up to five, which is most of what a write costs there
+ * (BENCHMARKS.md). SQLite runs them one by one; its statements are calls into the same process.
  */
 export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: OrdersRepository, outbox: OutboxWriter) {
   const combined = new Map<string, PreparedQuery<OutboxRowParams, unknown>>()
-  const combinedStatement = (setsStep: boolean, countsIn: boolean, messages: number) => {
-    const key = `${setsStep}:${countsIn}:${messages}`
+  const combinedStatement = (setsStep: boolean, countsIn: boolean, countsMove: boolean, messages: number) => {
+    const key = `${setsStep}:${countsIn}:${countsMove}:${messages}`
     let statement = combined.get(key)
     if (statement === undefined) {
       statement = prepare<OutboxRowParams, unknown>(db, (db, p) => {
         // The CTEs' names are never referenced: only their writes matter, so the type may forget them.
         let start = (setsStep ? db.with('entered', (db) => setStepUpdate(db, p).returning('id')) : db) as unknown as QueryCreator<DB>
         if (countsIn) start = start.with('counted', (db) => countInUpdate(db, p).returning('id')) as unknown as QueryCreator<DB>
+        if (countsMove) start = start.with('moved', (db) => countMoveLocked(db, p('countFrom'), p('stepId')).returning('service_steps.id')) as unknown as QueryCreator<DB>
         if (messages === 0) return historyInsert(start, p)
         return start
           .with('entry', (db) => historyInsert(db, p).returning('id'))
@@ -58,6 +61,7 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
       const messages = messagesOf(entry)
       const setsStep = entry.setsStep === true
       const countsIn = entry.countsIn === true
+      const countFrom = entry.countsMoveFrom
       const history: HistoryParams = {
         orderId: entry.order.id,
         at: entry.now,
@@ -66,18 +70,20 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
         description: entry.step.description,
         actor: entry.actor
       }
-      if (dialect.supportsWritesInWith && (setsStep || countsIn || messages.length > 0)) {
-        await combinedStatement(setsStep, countsIn, messages.length).run(trx, {
+      if (dialect.supportsWritesInWith && (setsStep || countsIn || countFrom !== undefined || messages.length > 0)) {
+        await combinedStatement(setsStep, countsIn, countFrom !== undefined, messages.length).run(trx, {
           ...outboxRowParams(messages, entry.now),
           ...history,
           id: entry.order.id,
           stepId: entry.step.id,
-          status: 'open'
+          status: 'open',
+          ...(countFrom === undefined ? {} : { countFrom })
         })
         return
       }
       if (setsStep) await orders.setStep(trx, entry.order.id, entry.step.id, 'open', entry.now)
       if (countsIn) await orders.moveCounters(trx, null, entry.step.id)
+      if (countFrom !== undefined) await orders.moveCounters(trx, countFrom, entry.step.id)
       if (messages.length === 0) {
         await orders.addHistory(trx, history)
         return
