@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Logger } from 'pino'
 import { systemClock, type Clock } from './common/clock.js'
 import { MAX_CONCURRENT_PASSWORD_HASHES, passwordHashing } from './common/crypto.js'
+import { newTransactionCode } from './common/ids.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { SqliteGroupCommit } from './db/unit-of-work.js'
@@ -41,6 +42,8 @@ export interface AppDeps {
   dataKey: Buffer
   clock?: Clock
   logger?: Logger
+  /** Draws transaction codes (D-50); by default at random. Tests make it draw a code already taken. */
+  drawTransactionCode?: () => number
 }
 
 /** What every module may use; built once per app. */
@@ -54,6 +57,7 @@ export interface AppContext {
   readonly writes: Writes
   readonly metrics: Metrics
   readonly logger: Logger
+  readonly drawTransactionCode: () => number
 }
 
 /**
@@ -114,7 +118,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     limiter,
     writes: new Writes(deps.database, clock, deps.dataKey),
     metrics,
-    logger
+    logger,
+    drawTransactionCode: deps.drawTransactionCode ?? newTransactionCode
   }
 
   const app = Fastify({

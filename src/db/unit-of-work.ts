@@ -13,8 +13,22 @@ export interface UnitOfWork {
 }
 
 /**
+ * Thrown by a use case that must start over in a new transaction: on PostgreSQL a failed statement
+ * aborts its transaction, so a conflict the use case expects (a drawn transaction code already
+ * taken, D-50) is overcome by running it all again. Only the PostgreSQL unit of work runs it again;
+ * SQLite's use cases never need to (a statement that fails there leaves its transaction usable).
+ */
+export class RetryUseCase extends Error {
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`use case to be run again: ${reason}`, options)
+    this.name = 'RetryUseCase'
+  }
+}
+
+/**
  * PostgreSQL: one pooled connection and transaction per use case. A deadlock or serialisation
- * failure (possible when two use cases lock rows in different orders) is retried twice.
+ * failure (possible when two use cases lock rows in different orders), or a `RetryUseCase`, is
+ * retried twice.
  */
 export function postgresUnitOfWork(db: Kysely<DB>, dialect: Dialect): UnitOfWork {
   return {
@@ -23,7 +37,7 @@ export function postgresUnitOfWork(db: Kysely<DB>, dialect: Dialect): UnitOfWork
         try {
           return await db.transaction().execute(work)
         } catch (error) {
-          if (attempt >= 3 || !dialect.isRetryable(error)) throw error
+          if (attempt >= 3 || !(error instanceof RetryUseCase || dialect.isRetryable(error))) throw error
         }
       }
     }

@@ -3,6 +3,7 @@ import { after, before, describe } from 'node:test'
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import type { Clock } from '../../src/common/clock.js'
+import { newTransactionCode } from '../../src/common/ids.js'
 import { loadConfig, type Config } from '../../src/config.js'
 import { openDatabase, type Database } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
@@ -34,6 +35,12 @@ export class TestClock implements Clock {
   }
 }
 
+/** Transaction codes drawn at random (D-50), but for those queued in `next`, drawn first. */
+export class TestCodes {
+  readonly next: number[] = []
+  readonly draw = (): number => this.next.shift() ?? newTransactionCode()
+}
+
 /** HTTP Basic header value for a user name and password. */
 export function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`
@@ -55,6 +62,7 @@ export class TestApp {
   database!: Database
   config!: Config
   readonly clock = new TestClock()
+  readonly codes = new TestCodes()
   readonly logs: string[] = []
   readonly auth = { admin: '', staff: '', app: '' }
   private testDatabase!: TestDatabase
@@ -80,7 +88,7 @@ export class TestApp {
     this.database = openDatabase(this.config)
     await migrateToLatest(this.database.db, this.database.dialect)
     const logger = createLogger('info', { write: (line: string) => void this.logs.push(line) })
-    this.app = await buildApp({ config: this.config, database: this.database, dataKey: randomBytes(32), clock: this.clock, logger })
+    this.app = await buildApp({ config: this.config, database: this.database, dataKey: randomBytes(32), clock: this.clock, logger, drawTransactionCode: this.codes.draw })
     await this.app.ready()
     const keys = new ApiKeysService(this.database, this.clock)
     for (const role of ['admin', 'staff', 'app'] as const) {

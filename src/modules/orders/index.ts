@@ -11,7 +11,7 @@ import { ReceiptsService } from './receipts.service.js'
 /** Orders (the wire's transactions) and receipts. Who may call what is decided here (D-12). */
 export function ordersModule(context: AppContext) {
   const time = new TimeFormatter(context.config.timeZone)
-  const orders = new OrdersService(context.database, context.writes, context.clock, time)
+  const orders = new OrdersService(context.database, context.writes, context.clock, time, context.drawTransactionCode)
   const receipts = new ReceiptsService(context.database, context.writes, context.clock, time)
   const list = new OrdersList(context.database, time)
   return async (app: App): Promise<void> => {

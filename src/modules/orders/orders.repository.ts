@@ -65,6 +65,35 @@ export type SetStepParams = { id: number; stepId: number; status: OrderStatus; n
 export type HistoryParams = { orderId: number; at: number; type: HistoryType; position: number; description: string; actor: Actor }
 /** A parameter stand-in (`prepare`'s) that names at least these parameters. */
 export type ParamsOf<P> = (name: keyof P & string) => unknown
+/** The parameters of `orderInsert`: a new order, open at its service's first step (D-50). */
+export type NewOrderParams = {
+  publicId: string
+  code: number
+  customerId: string
+  serviceId: number
+  stepId: number
+  pickupAt: number
+  deliveryAt: number
+  note: string
+  now: number
+}
+
+/** The INSERT of a new order: on its own below, and inside one statement by step-entry.ts on PostgreSQL. */
+export function orderInsert(db: QueryCreator<DB>, p: ParamsOf<NewOrderParams>) {
+  return db.insertInto('orders').values({
+    public_id: p('publicId') as string,
+    code: p('code') as number,
+    customer_id: p('customerId') as string,
+    service_id: p('serviceId') as number,
+    step_id: p('stepId') as number,
+    status: 'open',
+    pickup_at: p('pickupAt') as number,
+    delivery_at: p('deliveryAt') as number,
+    note: p('note') as string,
+    created_at: p('now') as number,
+    updated_at: p('now') as number
+  })
+}
 
 /**
  * The UPDATE putting an order at a step with a status, and the INSERT of a history entry: run on
@@ -372,36 +401,9 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
 
     customerExists: prepare<{ id: string }, { id: string }>(db, (db, p) => db.selectFrom('customers').select('id').where('id', '=', p('id'))),
 
-    insert: prepare<
-      {
-        publicId: string
-        code: number
-        customerId: string
-        serviceId: number
-        stepId: number
-        pickupAt: number
-        deliveryAt: number
-        note: string
-        now: number
-      },
-      { id: number }
-    >(db, (db, p) =>
-      db
-        .insertInto('orders')
-        .values({
-          public_id: p('publicId'),
-          code: p('code'),
-          customer_id: p('customerId'),
-          service_id: p('serviceId'),
-          step_id: p('stepId'),
-          status: 'open',
-          pickup_at: p('pickupAt'),
-          delivery_at: p('deliveryAt'),
-          note: p('note'),
-          created_at: p('now'),
-          updated_at: p('now')
-        })
-        // A random code that is taken yields no row and is drawn again (D-50).
+    // A random code that is taken yields no row and is drawn again (D-50).
+    insert: prepare<NewOrderParams, { id: number }>(db, (db, p) =>
+      orderInsert(db, p)
         .onConflict((oc) => oc.column('code').doNothing())
         .returning('id')
     ),
@@ -520,7 +522,7 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /** Inserts an order; undefined when the code was taken. */
-    insert: async (trx: Kysely<DB>, row: Parameters<typeof q.insert.first>[1]) => (await q.insert.first(trx, row))?.id,
+    insert: async (trx: Kysely<DB>, row: NewOrderParams) => (await q.insert.first(trx, row))?.id,
 
     setStep: (trx: Kysely<DB>, id: number, stepId: number, status: OrderStatus, now: number) =>
       q.setStep.run(trx, { id, stepId, status, now }),

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
 import type { Transaction } from 'kysely'
 import type { Clock } from '../../common/clock.js'
-import { newId, newTransactionCode } from '../../common/ids.js'
+import { newId } from '../../common/ids.js'
 import type { TimeFormatter } from '../../common/time-format.js'
 import type { Database } from '../../db/database.js'
 import type { DB } from '../../db/schema.js'
@@ -43,10 +43,12 @@ export class OrdersService {
     private readonly database: Database,
     private readonly writes: Writes,
     private readonly clock: Clock,
-    private readonly time: TimeFormatter
+    private readonly time: TimeFormatter,
+    /** Draws a transaction code (D-50). */
+    drawCode: () => number
   ) {
     this.orders = ordersRepository(database.db, database.dialect)
-    this.steps = stepEntryWriter(database.db, database.dialect, this.orders, outboxWriter(database.db))
+    this.steps = stepEntryWriter(database.db, database.dialect, this.orders, outboxWriter(database.db), drawCode)
   }
 
   /** Places an order at step 1 of a service, open (D-50); its step's events are emitted. */
@@ -65,35 +67,21 @@ export class OrdersService {
       const service = await this.orders.createStart(trx, serviceKey, body.customer_id)
       if (service === 'no customer') throw problems.customerNotFound()
       if (service === 'no service') throw problems.serviceNotFound()
-      const now = this.clock.now()
       const publicId = newId('trx')
-      let code = 0
-      let id: number | undefined
-      // 90 million codes: a clash is rare, five in a row is not going to happen.
-      for (let attempt = 0; attempt < 5 && id === undefined; attempt++) {
-        code = newTransactionCode()
-        id = await this.orders.insert(trx, {
+      const code = await this.steps.create(
+        trx,
+        {
           publicId,
-          code,
           customerId: body.customer_id,
           serviceId: service.service_id,
           stepId: service.step.id,
           pickupAt: pickup,
           deliveryAt: delivery,
           note,
-          now
-        })
-      }
-      if (id === undefined) throw new Error('no free transaction code after five draws')
-      await this.steps.record(trx, {
-        order: { id, publicId, code, customerId: body.customer_id },
-        service: { name: service.service_name, stepCount: service.step_count },
-        step: service.step,
-        type: 'created',
-        actor: actorOf(principal),
-        now,
-        countsIn: true
-      })
+          now: this.clock.now()
+        },
+        { service: { name: service.service_name, stepCount: service.step_count }, step: service.step, actor: actorOf(principal) }
+      )
       return toCreateView(
         { public_id: publicId, code, service_name: service.service_name, pickup_at: pickup, delivery_at: delivery, note, status: 'open' },
         this.time

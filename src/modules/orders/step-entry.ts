@@ -1,10 +1,21 @@
-import type { Expression, Kysely, QueryCreator, Transaction } from 'kysely'
+import { sql, type Expression, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
-import { prepare, type PreparedQuery } from '../../db/prepared.js'
+import { prepare, type Param, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
+import { RetryUseCase } from '../../db/unit-of-work.js'
 import { decodeEvents } from '../catalogue/events.js'
 import { outboxRowParams, outboxRows, type OutboxMessage, type OutboxRowParams, type OutboxWriter } from '../notifications/outbox.repository.js'
-import { countInUpdate, countMoveLocked, historyInsert, setStepUpdate, type HistoryParams, type OrdersRepository, type StepTarget } from './orders.repository.js'
+import {
+  countInUpdate,
+  countMoveLocked,
+  historyInsert,
+  orderInsert,
+  setStepUpdate,
+  type HistoryParams,
+  type NewOrderParams,
+  type OrdersRepository,
+  type StepTarget
+} from './orders.repository.js'
 import type { Actor, HistoryType } from './orders.table.js'
 
 /** The order entering a step, as the history and its events describe it. */
@@ -23,6 +34,12 @@ export interface StepEntry {
   countsIn?: boolean
 }
 
+/** A new order entering its service's first step: what `create` needs beside the order's row. */
+export type NewOrderEntry = Pick<StepEntry, 'service' | 'step' | 'actor'>
+
+// PostgreSQL's name for the unique constraint on orders.code (migration 0004, `unique()`).
+const CODE_CONSTRAINT = 'orders_code_key'
+
 /**
  * Everything that happens when an order enters a step, in the caller's database transaction: a
  * history entry (D-56) and one outbox row per event of the step (D-60), so nothing is recorded
@@ -34,7 +51,7 @@ export interface StepEntry {
  * WITH: one round trip instead of up to five, which is most of what a write costs there
  * (BENCHMARKS.md). SQLite runs them one by one; its statements are calls into the same process.
  */
-export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: OrdersRepository, outbox: OutboxWriter) {
+export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: OrdersRepository, outbox: OutboxWriter, drawCode: () => number) {
   const combined = new Map<string, PreparedQuery<OutboxRowParams, unknown>>()
   const combinedStatement = (setsStep: boolean, countsIn: boolean, countsMove: boolean, messages: number) => {
     const key = `${setsStep}:${countsIn}:${countsMove}:${messages}`
@@ -56,20 +73,76 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
     return statement
   }
 
-  return {
+  // PostgreSQL: a new order and everything `record` writes for it (`countsIn`), in one statement.
+  // The order's id exists only inside it: every row after the INSERT (`created`) takes it from
+  // that INSERT's RETURNING, in place of the parameters that would carry it.
+  const creating = new Map<number, PreparedQuery<OutboxRowParams, unknown>>()
+  const createStatement = (messages: number) => {
+    let statement = creating.get(messages)
+    if (statement === undefined) {
+      statement = prepare<OutboxRowParams, unknown>(db, (db, p) => {
+        const createdId = sql<number>`(select "id" from "created")`
+        const q = ((name: string) => (name === 'orderId' || /^order_id\d+$/.test(name) ? createdId : p(name))) as Param<OutboxRowParams>
+        const withOrder = db.with('created', (db) => orderInsert(db, p).returning('id')) as unknown as QueryCreator<DB>
+        const start = withOrder.with('counted', (db) => countInUpdate(db, p).returning('id')) as unknown as QueryCreator<DB>
+        if (messages === 0) return historyInsert(start, q)
+        return start
+          .with('entry', (db) => historyInsert(db, q).returning('id'))
+          .insertInto('outbox')
+          .values((eb) => outboxRows(messages, q, eb.selectFrom('entry').select('entry.id') as unknown as Expression<number>))
+      })
+      creating.set(messages, statement)
+    }
+    return statement
+  }
+
+  const writer = {
+    /**
+     * Places a new order at its service's first step, drawing its code (D-50), with everything
+     * `record` writes for it; answers the code. A code already taken is drawn again: on SQLite by
+     * the INSERT that yields no row, on PostgreSQL (where the order, its counter, history and
+     * messages are one statement) by running the whole use case again (`RetryUseCase`).
+     */
+    async create(trx: Transaction<DB>, order: Omit<NewOrderParams, 'code'>, entry: NewOrderEntry): Promise<number> {
+      const stepEntry = (id: number, code: number): StepEntry => ({
+        ...entry,
+        order: { id, publicId: order.publicId, code, customerId: order.customerId },
+        type: 'created',
+        now: order.now,
+        countsIn: true
+      })
+      if (dialect.supportsWritesInWith) {
+        const code = drawCode()
+        // The id is the statement's own (above); 0 only fills the parameters it replaces.
+        const placed = stepEntry(0, code)
+        const messages = messagesOf(placed)
+        try {
+          await createStatement(messages.length).run(trx, { ...outboxRowParams(messages, order.now), ...historyOf(placed), ...order, code })
+        } catch (error) {
+          if (dialect.isUniqueViolation(error) && (error as { constraint?: unknown }).constraint === CODE_CONSTRAINT) {
+            throw new RetryUseCase('the transaction code drawn is taken', { cause: error })
+          }
+          throw error
+        }
+        return code
+      }
+      // 90 million codes: a clash is rare, five in a row is not going to happen.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const code = drawCode()
+        const id = await orders.insert(trx, { ...order, code })
+        if (id === undefined) continue
+        await writer.record(trx, stepEntry(id, code))
+        return code
+      }
+      throw new Error('no free transaction code after five draws')
+    },
+
     async record(trx: Transaction<DB>, entry: StepEntry): Promise<void> {
       const messages = messagesOf(entry)
       const setsStep = entry.setsStep === true
       const countsIn = entry.countsIn === true
       const countFrom = entry.countsMoveFrom
-      const history: HistoryParams = {
-        orderId: entry.order.id,
-        at: entry.now,
-        type: entry.type,
-        position: entry.step.position,
-        description: entry.step.description,
-        actor: entry.actor
-      }
+      const history = historyOf(entry)
       if (dialect.supportsWritesInWith && (setsStep || countsIn || countFrom !== undefined || messages.length > 0)) {
         await combinedStatement(setsStep, countsIn, countFrom !== undefined, messages.length).run(trx, {
           ...outboxRowParams(messages, entry.now),
@@ -91,9 +164,22 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
       await outbox.enqueue(trx, messages, entry.now, await orders.addHistoryWithId(trx, history))
     }
   }
+  return writer
 }
 
 export type StepEntryWriter = ReturnType<typeof stepEntryWriter>
+
+/** The history entry of an order entering a step (D-56). */
+function historyOf(entry: StepEntry): HistoryParams {
+  return {
+    orderId: entry.order.id,
+    at: entry.now,
+    type: entry.type,
+    position: entry.step.position,
+    description: entry.step.description,
+    actor: entry.actor
+  }
+}
 
 /** One `step` message per event of the step entered, in the step's event order. */
 function messagesOf(entry: StepEntry): OutboxMessage[] {

@@ -124,13 +124,15 @@ describeEachDialect('create transaction (D-50)', (t) => {
         // The service in share mode and whether the customer exists; then its step 1, under that lock.
         'select "s"."id" as',
         'select "id", "position",',
-        'insert into "orders"',
-        // The step's counter, the history entry and the step's messages, one statement.
-        'with "counted" as',
+        // The order, the step's counter, the history entry and the step's messages, one statement.
+        'with "created" as',
         'commit'
       ])
       assert.match(queries.find((q) => q.startsWith('select "s"."id" as'))!, / for share of "s"$/)
-      assert.match(queries.find((q) => q.startsWith('with "counted" as'))!, /^with "counted" as \(update "service_steps" set .*\), "entry" as \(insert into "order_history" .*\) insert into "outbox" /)
+      assert.match(
+        queries.find((q) => q.startsWith('with "created" as'))!,
+        /^with "created" as \(insert into "orders" .* returning "id"\), "counted" as \(update "service_steps" set .*\), "entry" as \(insert into "order_history" .*\(select "id" from "created"\).*\) insert into "outbox" /
+      )
     } else {
       assert.deepEqual(kinds, [
         'begin',
@@ -186,6 +188,41 @@ describeEachDialect('create transaction (D-50)', (t) => {
     }
     problem(await t.post('/v1/transaction/create', [body()]), 'validation_failed', [''])
     assert.equal(await countRows(t, 'orders'), before)
+  })
+
+  // D-50: codes are drawn at random and the database keeps them unique. On PostgreSQL the order is
+  // written in one statement with its counter, history and messages, so a taken code fails that
+  // statement and the whole use case runs again; on SQLite the INSERT yields no row and is retried.
+  it('should draw the code again when the one drawn is taken, writing everything once (D-50)', async () => {
+    const taken = ok(await t.post('/v1/transaction/create', body())).transaction_code as number
+    const stepOne = async () =>
+      Number(
+        (
+          await t.database.db
+            .selectFrom('service_steps')
+            .innerJoin('services', 'services.id', 'service_steps.service_id')
+            .select('service_steps.order_count')
+            .where('services.name', '=', 'Dry Cleaning')
+            .where('service_steps.position', '=', 1)
+            .executeTakeFirstOrThrow()
+        ).order_count
+      )
+    const counts = async () => [await countRows(t, 'orders'), await countRows(t, 'order_history'), await countRows(t, 'outbox'), await stepOne()]
+    const before = await counts()
+    const fresh = taken === 87654321 ? 87654322 : 87654321
+    t.codes.next.push(taken, taken, fresh)
+    const headers = { 'idempotency-key': 'create-after-a-taken-code' }
+    const created = ok(await t.post('/v1/transaction/create', body(), { headers }))
+    assert.equal(created.transaction_code, fresh)
+    assert.equal(t.codes.next.length, 0)
+    assert.deepEqual(await counts(), before.map((n) => n + 1))
+    const view = ok(await t.post(`/v1/transaction/${created.transaction_id}`))
+    assert.deepEqual([view.transaction_code, view.service.position.position_number], [String(fresh), '1'])
+    const history = ok(await t.post(`/v1/transaction/${created.transaction_id}/history`)).history as Array<Record<string, string>>
+    assert.deepEqual(history.map((h) => h.type), ['created'])
+    // The key holds the answer of the attempt that committed.
+    assert.deepEqual(ok(await t.post('/v1/transaction/create', body(), { headers })), created)
+    assert.deepEqual(await counts(), before.map((n) => n + 1))
   })
 
   it('should give every transaction a distinct id and 8-digit code', async () => {
