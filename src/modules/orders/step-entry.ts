@@ -30,8 +30,6 @@ export interface StepEntry {
   setsStep?: boolean
   /** A move from this step (its row id): its counter and the entered step's move here too (D-44). */
   countsMoveFrom?: number
-  /** A new order: the step's order counter goes up by one here too (D-44), not by the caller. */
-  countsIn?: boolean
 }
 
 /** A new order entering its service's first step: what `create` needs beside the order's row. */
@@ -44,23 +42,22 @@ const CODE_CONSTRAINT = 'orders_code_key'
  * Everything that happens when an order enters a step, in the caller's database transaction: a
  * history entry (D-56) and one outbox row per event of the step (D-60), so nothing is recorded
  * or announced for a change that rolls back. Counters are the caller's (they depend on where
- * the order came from), but for a new order's (`countsIn`) and a move's (`countsMoveFrom`).
+ * the order came from), but for a move's (`countsMoveFrom`) and a new order's (`create`).
  *
- * On PostgreSQL these writes (and a move's update of the order and its counters, a new order's
- * counter) are one statement, with the order row, the counters and the history entry written in
- * WITH: one round trip instead of up to five, which is most of what a write costs there
- * (BENCHMARKS.md). SQLite runs them one by one; its statements are calls into the same process.
+ * On PostgreSQL these writes (and a move's update of the order and its counters; a new order's
+ * row and counter) are one statement, with the order row, the counters and the history entry
+ * written in WITH: one round trip instead of up to five, which is most of what a write costs
+ * there (BENCHMARKS.md). SQLite runs them one by one; its statements are calls into the same process.
  */
 export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: OrdersRepository, outbox: OutboxWriter, drawCode: () => number) {
   const combined = new Map<string, PreparedQuery<OutboxRowParams, unknown>>()
-  const combinedStatement = (setsStep: boolean, countsIn: boolean, countsMove: boolean, messages: number) => {
-    const key = `${setsStep}:${countsIn}:${countsMove}:${messages}`
+  const combinedStatement = (setsStep: boolean, countsMove: boolean, messages: number) => {
+    const key = `${setsStep}:${countsMove}:${messages}`
     let statement = combined.get(key)
     if (statement === undefined) {
       statement = prepare<OutboxRowParams, unknown>(db, (db, p) => {
         // The CTEs' names are never referenced: only their writes matter, so the type may forget them.
         let start = (setsStep ? db.with('entered', (db) => setStepUpdate(db, p).returning('id')) : db) as unknown as QueryCreator<DB>
-        if (countsIn) start = start.with('counted', (db) => countInUpdate(db, p).returning('id')) as unknown as QueryCreator<DB>
         if (countsMove) start = start.with('moved', (db) => countMoveLocked(db, p('countFrom'), p('stepId')).returning('service_steps.id')) as unknown as QueryCreator<DB>
         if (messages === 0) return historyInsert(start, p)
         return start
@@ -73,7 +70,7 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
     return statement
   }
 
-  // PostgreSQL: a new order and everything `record` writes for it (`countsIn`), in one statement.
+  // PostgreSQL: a new order, its step's counter and everything `record` writes for it, in one statement.
   // The order's id exists only inside it: every row after the INSERT (`created`) takes it from
   // that INSERT's RETURNING, in place of the parameters that would carry it.
   const creating = new Map<number, PreparedQuery<OutboxRowParams, unknown>>()
@@ -98,8 +95,8 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
 
   const writer = {
     /**
-     * Places a new order at its service's first step, drawing its code (D-50), with everything
-     * `record` writes for it; answers the code. A code already taken is drawn again: on SQLite by
+     * Places a new order at its service's first step, drawing its code (D-50), with its step's
+     * counter and everything `record` writes for it; answers the code. A code already taken is drawn again: on SQLite by
      * the INSERT that yields no row, on PostgreSQL (where the order, its counter, history and
      * messages are one statement) by running the whole use case again (`RetryUseCase`).
      */
@@ -108,8 +105,7 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
         ...entry,
         order: { id, publicId: order.publicId, code, customerId: order.customerId },
         type: 'created',
-        now: order.now,
-        countsIn: true
+        now: order.now
       })
       if (dialect.supportsWritesInWith) {
         const code = drawCode()
@@ -131,6 +127,7 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
         const code = drawCode()
         const id = await orders.insert(trx, { ...order, code })
         if (id === undefined) continue
+        await orders.moveCounters(trx, null, entry.step.id)
         await writer.record(trx, stepEntry(id, code))
         return code
       }
@@ -140,11 +137,10 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
     async record(trx: Transaction<DB>, entry: StepEntry): Promise<void> {
       const messages = messagesOf(entry)
       const setsStep = entry.setsStep === true
-      const countsIn = entry.countsIn === true
       const countFrom = entry.countsMoveFrom
       const history = historyOf(entry)
-      if (dialect.supportsWritesInWith && (setsStep || countsIn || countFrom !== undefined || messages.length > 0)) {
-        await combinedStatement(setsStep, countsIn, countFrom !== undefined, messages.length).run(trx, {
+      if (dialect.supportsWritesInWith && (setsStep || countFrom !== undefined || messages.length > 0)) {
+        await combinedStatement(setsStep, countFrom !== undefined, messages.length).run(trx, {
           ...outboxRowParams(messages, entry.now),
           ...history,
           id: entry.order.id,
@@ -155,7 +151,6 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
         return
       }
       if (setsStep) await orders.setStep(trx, entry.order.id, entry.step.id, 'open', entry.now)
-      if (countsIn) await orders.moveCounters(trx, null, entry.step.id)
       if (countFrom !== undefined) await orders.moveCounters(trx, countFrom, entry.step.id)
       if (messages.length === 0) {
         await orders.addHistory(trx, history)
