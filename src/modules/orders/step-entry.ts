@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type QueryCreator, type Transaction } from 'kysely'
+import { sql, type Compilable, type Expression, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare, type Param, type PreparedQuery } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
@@ -50,55 +50,45 @@ const CODE_CONSTRAINT = 'orders_code_key'
  * there (BENCHMARKS.md). SQLite runs them one by one; its statements are calls into the same process.
  */
 export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: OrdersRepository, outbox: OutboxWriter, drawCode: () => number) {
-  const combined = new Map<string, PreparedQuery<OutboxRowParams, unknown>>()
-  const combinedStatement = (setsStep: boolean, countsMove: boolean, messages: number) => {
-    const key = `${setsStep}:${countsMove}:${messages}`
-    let statement = combined.get(key)
+  // Each shape of statement (what it writes, how many messages) is compiled once.
+  const statements = new Map<string, PreparedQuery<OutboxRowParams, unknown>>()
+  const statementFor = (key: string, build: (db: Kysely<DB>, p: Param<OutboxRowParams>) => Compilable<unknown>) => {
+    let statement = statements.get(key)
     if (statement === undefined) {
-      statement = prepare<OutboxRowParams, unknown>(db, (db, p) => {
-        // The CTEs' names are never referenced: only their writes matter, so the type may forget them.
-        let start = (setsStep ? db.with('entered', (db) => setStepUpdate(db, p).returning('id')) : db) as unknown as QueryCreator<DB>
-        if (countsMove) start = start.with('moved', (db) => countMoveLocked(db, p('countFrom'), p('stepId')).returning('service_steps.id')) as unknown as QueryCreator<DB>
-        if (messages === 0) return historyInsert(start, p)
-        return start
-          .with('entry', (db) => historyInsert(db, p).returning('id'))
-          .insertInto('outbox')
-          .values((eb) => outboxRows(messages, p, eb.selectFrom('entry').select('entry.id') as unknown as Expression<number>))
-      })
-      combined.set(key, statement)
+      statement = prepare<OutboxRowParams, unknown>(db, build)
+      statements.set(key, statement)
     }
     return statement
   }
 
-  // PostgreSQL: a new order, its step's counter and everything `record` writes for it, in one statement.
-  // The order's id exists only inside it: every row after the INSERT (`created`) takes it from
-  // that INSERT's RETURNING, in place of the parameters that would carry it.
-  const creating = new Map<number, PreparedQuery<OutboxRowParams, unknown>>()
-  const createStatement = (messages: number) => {
-    let statement = creating.get(messages)
-    if (statement === undefined) {
-      statement = prepare<OutboxRowParams, unknown>(db, (db, p) => {
-        const createdId = sql<number>`(select "id" from "created")`
-        const q = ((name: string) => (name === 'orderId' || /^order_id\d+$/.test(name) ? createdId : p(name))) as Param<OutboxRowParams>
-        const withOrder = db.with('created', (db) => orderInsert(db, p).returning('id')) as unknown as QueryCreator<DB>
-        const start = withOrder.with('counted', (db) => countInUpdate(db, p).returning('id')) as unknown as QueryCreator<DB>
-        if (messages === 0) return historyInsert(start, q)
-        return start
-          .with('entry', (db) => historyInsert(db, q).returning('id'))
-          .insertInto('outbox')
-          .values((eb) => outboxRows(messages, q, eb.selectFrom('entry').select('entry.id') as unknown as Expression<number>))
-      })
-      creating.set(messages, statement)
-    }
-    return statement
-  }
+  // PostgreSQL: an order entering a step (a move's update of the order and its counters), its
+  // history entry and messages, in one statement.
+  const combinedStatement = (setsStep: boolean, countsMove: boolean, messages: number) =>
+    statementFor(`entry:${setsStep}:${countsMove}:${messages}`, (db, p) => {
+      // The CTEs' names are never referenced: only their writes matter, so the type may forget them.
+      let start = (setsStep ? db.with('entered', (db) => setStepUpdate(db, p).returning('id')) : db) as unknown as QueryCreator<DB>
+      if (countsMove) start = start.with('moved', (db) => countMoveLocked(db, p('countFrom'), p('stepId')).returning('service_steps.id')) as unknown as QueryCreator<DB>
+      return entryAndMessages(start, p, messages)
+    })
+
+  // PostgreSQL: a new order, its step's counter and everything `record` writes for it, in one
+  // statement. The order's id exists only inside it: every row after the INSERT (`created`) takes
+  // it from that INSERT's RETURNING, in place of the parameters that would carry it.
+  const createStatement = (messages: number) =>
+    statementFor(`create:${messages}`, (db, p) => {
+      const createdId = sql<number>`(select "id" from "created")`
+      const q = ((name: string) => (name === 'orderId' || /^order_id\d+$/.test(name) ? createdId : p(name))) as Param<OutboxRowParams>
+      const withOrder = db.with('created', (db) => orderInsert(db, p).returning('id')) as unknown as QueryCreator<DB>
+      return entryAndMessages(withOrder.with('counted', (db) => countInUpdate(db, p).returning('id')) as unknown as QueryCreator<DB>, q, messages)
+    })
 
   const writer = {
     /**
      * Places a new order at its service's first step, drawing its code (D-50), with its step's
-     * counter and everything `record` writes for it; answers the code. A code already taken is drawn again: on SQLite by
-     * the INSERT that yields no row, on PostgreSQL (where the order, its counter, history and
-     * messages are one statement) by running the whole use case again (`RetryUseCase`).
+     * counter and everything `record` writes for it; answers the code. A code already taken is
+     * drawn again: on SQLite by the INSERT that yields no row, on PostgreSQL (where the order, its
+     * counter, history and messages are one statement) by running the whole use case again
+     * (`RetryUseCase`).
      */
     async create(trx: Transaction<DB>, order: Omit<NewOrderParams, 'code'>, entry: NewOrderEntry): Promise<number> {
       const stepEntry = (id: number, code: number): StepEntry => ({
@@ -163,6 +153,18 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
 }
 
 export type StepEntryWriter = ReturnType<typeof stepEntryWriter>
+
+/**
+ * PostgreSQL: the history entry and the step's messages (their rows keeping the entry's id), after
+ * the WITH clauses `start` already holds: how both statements of `stepEntryWriter` end.
+ */
+function entryAndMessages(start: QueryCreator<DB>, p: Param<OutboxRowParams>, messages: number) {
+  if (messages === 0) return historyInsert(start, p)
+  return start
+    .with('entry', (db) => historyInsert(db, p).returning('id'))
+    .insertInto('outbox')
+    .values((eb) => outboxRows(messages, p, eb.selectFrom('entry').select('entry.id') as unknown as Expression<number>))
+}
 
 /** The history entry of an order entering a step (D-56). */
 function historyOf(entry: StepEntry): HistoryParams {
