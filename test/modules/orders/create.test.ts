@@ -223,6 +223,12 @@ describeEachDialect('create transaction (D-50)', (t) => {
     // The key holds the answer of the attempt that committed.
     assert.deepEqual(ok(await t.post('/v1/transaction/create', body(), { headers })), created)
     assert.deepEqual(await counts(), before.map((n) => n + 1))
+    // Without a key too: one clash, then a free code.
+    const another = fresh + 1
+    t.codes.next.push(taken, another)
+    assert.equal(ok(await t.post('/v1/transaction/create', body())).transaction_code, another)
+    assert.equal(t.codes.next.length, 0)
+    assert.deepEqual(await counts(), before.map((n) => n + 2))
   })
 
   it('should give every transaction a distinct id and 8-digit code', async () => {
