@@ -28,6 +28,9 @@ export interface Options {
   redisUrl: string | null
   /** `--compare REV`: a git revision whose API runs beside this one, interleaved, or null. */
   compare: string | null
+  /** The API's `--max-semi-space-size` (MiB), and the `--compare` twin's. */
+  semiSpace: number
+  compareSemiSpace: number
 }
 
 export const log = (line: string) => process.stdout.write(`${line}\n`)

@@ -53,6 +53,8 @@ export interface MainReport {
   expiry: ExpirySlice[] | null
   /** `--compare REV`: the revision whose build ran beside this one (scenarios named `name@REV`). */
   compared?: { revision: string; commit: string } | null
+  /** The API's V8 `--max-semi-space-size` (`--semi-space`), and the `--compare` twin's; 4 when absent. */
+  semiSpaceMiB?: { api: number; compare: number | null }
 }
 
 export interface ExpirySlice {
@@ -240,6 +242,14 @@ export function consoleTable(report: MainReport): string {
 }
 
 /** The results as markdown, for BENCHMARKS.md. */
+/** The semi-space flag when it is not `npm start`'s 4 MiB, or differs between the two builds. */
+function semiSpaceNote(report: Pick<MainReport, 'semiSpaceMiB' | 'compared'>): string {
+  const semi = report.semiSpaceMiB
+  if (semi === undefined) return ''
+  const twin = semi.compare !== null && semi.compare !== semi.api && report.compared != null ? `, the ${report.compared.revision} twin's ${semi.compare} MiB` : ''
+  return semi.api === 4 && twin === '' ? '' : `; --max-semi-space-size ${semi.api} MiB${twin}`
+}
+
 export function markdown(report: MainReport): string {
   const processes = ((report.workers ?? 1) > 1 ? `, ${report.workers} API processes` : '') + (report.redis === true ? ', REDIS_URL set' : '')
   const db = (report.db === 'sqlite' ? `SQLite, synchronous=${report.synchronous}` : 'PostgreSQL') + processes
@@ -248,7 +258,7 @@ export function markdown(report: MainReport): string {
     `### ${db}`,
     '',
     `${report.connections} connections, ${report.seconds} s per run after a ${report.warmupSeconds} s warm-up, ${report.rounds} rounds interleaved; median round shown; ` +
-      `LOG_LEVEL=${report.logLevel}; taken ${report.startedAt}. Seeded in ${report.seed.seconds.toFixed(1)} s.`,
+      `LOG_LEVEL=${report.logLevel}${semiSpaceNote(report)}; taken ${report.startedAt}. Seeded in ${report.seed.seconds.toFixed(1)} s.`,
     '',
     '| scenario | req/s | p50 ms | p99 ms | errors | 409 | ratio to baseline | peak RSS MiB | req/s per round | other load / steal (cores) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|'

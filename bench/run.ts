@@ -35,6 +35,9 @@ const USAGE = `npm run bench -- [options]
   --compare REV            also run every API scenario against the server built from git revision REV,
                            next to this build's run in each round (before it every other round), and report
                            the two builds' ratio per round (same dependencies and migrations as the working tree)
+  --semi-space MIB         the API's V8 --max-semi-space-size (default 4, as npm start)
+  --compare-semi-space MIB the same for the --compare twin (default: --semi-space); with --compare HEAD
+                           and an unchanged tree, an interleaved A/B of the flag alone
   --keep                   keep the database and request files
   --no-build               use the last build in .bench/build
 `
@@ -65,6 +68,8 @@ function parseOptions(argv: string[]): Options {
       workers: { type: 'string', default: '1' },
       'redis-url': { type: 'string' },
       compare: { type: 'string' },
+      'semi-space': { type: 'string', default: '4' },
+      'compare-semi-space': { type: 'string' },
       help: { type: 'boolean', default: false }
     },
     allowPositionals: false
@@ -116,7 +121,9 @@ function parseOptions(argv: string[]): Options {
     loadCpu: cpu(values['load-cpu']),
     workers,
     redisUrl: values['redis-url'] ?? null,
-    compare: values.compare ?? null
+    compare: values.compare ?? null,
+    semiSpace: number('semi-space', values['semi-space'], 1),
+    compareSemiSpace: number('compare-semi-space', values['compare-semi-space'] ?? values['semi-space'], 1)
   }
 }
 
@@ -226,7 +233,8 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       dataDir: path.join(runDir, 'data'),
       logFile: path.join(runDir, 'server.log'),
       workers: options.workers,
-      redisUrl: options.redisUrl
+      redisUrl: options.redisUrl,
+      semiSpaceMiB: options.semiSpace
     })
     children.push(api)
     const other =
@@ -242,7 +250,8 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
             dataDir: path.join(runDir, 'data'),
             logFile: path.join(runDir, 'server-compare.log'),
             workers: options.workers,
-            redisUrl: options.redisUrl
+            redisUrl: options.redisUrl,
+            semiSpaceMiB: options.compareSemiSpace
           })
     if (other !== null) children.push(other)
     const pidOf = { api: () => api.pid, baseline: () => baseline.pid, reference: () => reference!.pid, compare: () => other!.pid }
@@ -325,7 +334,8 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       counters,
       profiles,
       expiry,
-      compared: compared === null ? null : { revision: compared.revision, commit: compared.commit }
+      compared: compared === null ? null : { revision: compared.revision, commit: compared.commit },
+      semiSpaceMiB: { api: options.semiSpace, compare: compared === null ? null : options.compareSemiSpace }
     }
     const report: MainReport = { ...partial, targets: evaluateTargets(partial) }
     const resultsDir = path.join(BENCH_DIR, 'results')
@@ -387,7 +397,8 @@ async function profileScenario(options: Options, entry: string, database: BenchD
     dataDir: path.join(runDir, 'data'),
     logFile: path.join(runDir, 'server-profile.log'),
     profileDir,
-    profileName: name
+    profileName: name,
+    semiSpaceMiB: options.semiSpace
   })
   let from = 0
   try {
