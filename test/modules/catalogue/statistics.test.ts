@@ -6,6 +6,8 @@ import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
 import { openDatabase } from '../../../src/db/database.js'
 import { CatalogueTexts } from '../../../src/modules/catalogue/catalogue-texts.js'
+import { ServicesService } from '../../../src/modules/catalogue/services.service.js'
+import type { QueryRunner } from '../../../src/db/query-runner.js'
 
 type Entry = Record<string, unknown>
 
@@ -265,5 +267,34 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
     const body = ok(await t.post('/v1/service/stats'))
     const entry = body.service_stats.find((s: { service: Entry[] }) => s.service[0]!.service_name === 'Vanishing')
     assert.deepEqual(entry.service.map((e: Entry) => e.description), ['Stays'])
+  })
+
+  it('should not keep an answer built from counters newer than the ones it is kept under (issue 7)', async () => {
+    await createService(t, 'Racing', [{ description: 'First' }, { description: 'Second' }])
+    const bump = (by: number) =>
+      t.database.db.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '+', by) })).where('description', '=', 'First').execute()
+    // Another process commits between this process's read of the counters and its read of the
+    // texts: a service fresh in this process knows no step yet, so it reads counters and texts
+    // again together, and those counters are newer than the ones it read first.
+    let between: (() => Promise<unknown>) | undefined = () => bump(5)
+    const reader: QueryRunner = {
+      rows: async <R>(sqlText: string, parameters: readonly unknown[]) => {
+        const rows = await t.database.reader.rows<R>(sqlText, parameters)
+        const commit = between
+        between = undefined
+        if (commit !== undefined) await commit()
+        return rows
+      }
+    }
+    const service = new ServicesService({ ...t.database, reader }, undefined as never, undefined as never)
+    const racing = async () => {
+      const body = await service.stats()
+      return body.service_stats.find((s) => s.service[0]!.service_name === 'Racing')!.service.map((e) => e.position_count)
+    }
+    assert.deepEqual(await racing(), [5, 0])
+    // Back to the counters first read: an answer kept under their text would say 5 again.
+    await bump(-5)
+    await nextTurn()
+    assert.deepEqual(await racing(), [0, 0])
   })
 })
