@@ -28,9 +28,9 @@ export interface Options {
   redisUrl: string | null
   /** `--compare REV`: a git revision whose API runs beside this one, interleaved, or null. */
   compare: string | null
-  /** The API's `--max-semi-space-size` (MiB), and the `--compare` twin's. */
-  semiSpace: number
-  compareSemiSpace: number
+  /** Extra Node/V8 flags for the API (`--node-flags`), and for the `--compare` twin. */
+  nodeFlags: string[]
+  compareNodeFlags: string[]
 }
 
 export const log = (line: string) => process.stdout.write(`${line}\n`)

@@ -165,20 +165,20 @@ export interface ServerOptions {
   workers?: number
   /** REDIS_URL: rate-limit counters in Redis; default none. */
   redisUrl?: string | null
-  /** V8's `--max-semi-space-size` in MiB (the young generation's half); default 4, as `npm start`. */
-  semiSpaceMiB?: number
+  /** Node/V8 flags put after `npm start`'s own (`--node-flags`), so a later one of the same name wins. */
+  nodeFlags?: readonly string[]
 }
 
 /**
  * Starts the API as `npm start` does (`node --enable-source-maps --max-semi-space-size=4 --heap-growing-percent=30 dist/main.js`),
- * pinned to a core; `semiSpaceMiB` replaces the 4 (`--semi-space`, to measure that flag).
+ * pinned to a core; `nodeFlags` follow those flags (`--node-flags`, to measure one).
  */
 export async function startApiServer(options: ServerOptions): Promise<Child> {
   const profile = options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', options.profileName ?? 'api.cpuprofile'] : []
   const child = spawnPinned({
     name: 'api server',
     command: process.execPath,
-    args: ['--enable-source-maps', `--max-semi-space-size=${options.semiSpaceMiB ?? 4}`, '--heap-growing-percent=30', ...profile, options.entry],
+    args: ['--enable-source-maps', '--max-semi-space-size=4', '--heap-growing-percent=30', ...(options.nodeFlags ?? []), ...profile, options.entry],
     cpu: options.cpu,
     logFile: options.logFile,
     cwd: ROOT,

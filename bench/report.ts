@@ -53,8 +53,8 @@ export interface MainReport {
   expiry: ExpirySlice[] | null
   /** `--compare REV`: the revision whose build ran beside this one (scenarios named `name@REV`). */
   compared?: { revision: string; commit: string } | null
-  /** The API's V8 `--max-semi-space-size` (`--semi-space`), and the `--compare` twin's; 4 when absent. */
-  semiSpaceMiB?: { api: number; compare: number | null }
+  /** Node/V8 flags added to `npm start`'s (`--node-flags`), and the `--compare` twin's; none when absent. */
+  nodeFlags?: { api: string[]; compare: string[] | null }
 }
 
 export interface ExpirySlice {
@@ -242,12 +242,13 @@ export function consoleTable(report: MainReport): string {
 }
 
 /** The results as markdown, for BENCHMARKS.md. */
-/** The semi-space flag when it is not `npm start`'s 4 MiB, or differs between the two builds. */
-function semiSpaceNote(report: Pick<MainReport, 'semiSpaceMiB' | 'compared'>): string {
-  const semi = report.semiSpaceMiB
-  if (semi === undefined) return ''
-  const twin = semi.compare !== null && semi.compare !== semi.api && report.compared != null ? `, the ${report.compared.revision} twin's ${semi.compare} MiB` : ''
-  return semi.api === 4 && twin === '' ? '' : `; --max-semi-space-size ${semi.api} MiB${twin}`
+/** The flags added to `npm start`'s, when there are any, and the twin's when they differ. */
+export function nodeFlagsNote(report: Pick<MainReport, 'nodeFlags' | 'compared'>): string {
+  const flags = report.nodeFlags
+  if (flags === undefined) return ''
+  const shown = (list: readonly string[]) => (list.length === 0 ? 'none' : `\`${list.join(' ')}\``)
+  const twin = flags.compare !== null && report.compared != null && flags.compare.join(' ') !== flags.api.join(' ') ? `, the ${report.compared.revision} twin's ${shown(flags.compare)}` : ''
+  return flags.api.length === 0 && twin === '' ? '' : `; node flags added: ${shown(flags.api)}${twin}`
 }
 
 export function markdown(report: MainReport): string {
@@ -258,7 +259,7 @@ export function markdown(report: MainReport): string {
     `### ${db}`,
     '',
     `${report.connections} connections, ${report.seconds} s per run after a ${report.warmupSeconds} s warm-up, ${report.rounds} rounds interleaved; median round shown; ` +
-      `LOG_LEVEL=${report.logLevel}${semiSpaceNote(report)}; taken ${report.startedAt}. Seeded in ${report.seed.seconds.toFixed(1)} s.`,
+      `LOG_LEVEL=${report.logLevel}${nodeFlagsNote(report)}; taken ${report.startedAt}. Seeded in ${report.seed.seconds.toFixed(1)} s.`,
     '',
     '| scenario | req/s | p50 ms | p99 ms | errors | 409 | ratio to baseline | peak RSS MiB | req/s per round | other load / steal (cores) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|'

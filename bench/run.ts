@@ -35,9 +35,10 @@ const USAGE = `npm run bench -- [options]
   --compare REV            also run every API scenario against the server built from git revision REV,
                            next to this build's run in each round (before it every other round), and report
                            the two builds' ratio per round (same dependencies and migrations as the working tree)
-  --semi-space MIB         the API's V8 --max-semi-space-size (default 4, as npm start)
-  --compare-semi-space MIB the same for the --compare twin (default: --semi-space); with --compare HEAD
-                           and an unchanged tree, an interleaved A/B of the flag alone
+  --node-flags='F …'       Node/V8 flags for the API after npm start's own (a later flag of the same
+                           name wins), e.g. --node-flags='--max-semi-space-size=8' (with the '=')
+  --compare-node-flags='F …'  the same for the --compare twin (default: --node-flags); with --compare HEAD
+                           and an unchanged tree, an interleaved A/B of the flags alone
   --keep                   keep the database and request files
   --no-build               use the last build in .bench/build
 `
@@ -68,8 +69,8 @@ function parseOptions(argv: string[]): Options {
       workers: { type: 'string', default: '1' },
       'redis-url': { type: 'string' },
       compare: { type: 'string' },
-      'semi-space': { type: 'string', default: '4' },
-      'compare-semi-space': { type: 'string' },
+      'node-flags': { type: 'string', default: '' },
+      'compare-node-flags': { type: 'string' },
       help: { type: 'boolean', default: false }
     },
     allowPositionals: false
@@ -82,6 +83,11 @@ function parseOptions(argv: string[]): Options {
     const n = Number(raw)
     if (!Number.isFinite(n) || n < min) throw new Error(`--${name} must be a number ≥ ${min}`)
     return n
+  }
+  const flags = (name: string, raw: string) => {
+    const list = raw.split(/\s+/).filter((flag) => flag !== '')
+    for (const flag of list) if (!/^--[a-z0-9][a-z0-9_-]*(=\S+)?$/.test(flag)) throw new Error(`--${name}: ${flag} is not a --flag or --flag=value`)
+    return list
   }
   const names = (raw: string | undefined, all: readonly ScenarioName[]): ScenarioName[] => {
     if (raw === undefined || raw === '' || raw === 'all') return [...all]
@@ -122,8 +128,8 @@ function parseOptions(argv: string[]): Options {
     workers,
     redisUrl: values['redis-url'] ?? null,
     compare: values.compare ?? null,
-    semiSpace: number('semi-space', values['semi-space'], 1),
-    compareSemiSpace: number('compare-semi-space', values['compare-semi-space'] ?? values['semi-space'], 1)
+    nodeFlags: flags('node-flags', values['node-flags']),
+    compareNodeFlags: flags('compare-node-flags', values['compare-node-flags'] ?? values['node-flags'])
   }
 }
 
@@ -234,7 +240,7 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       logFile: path.join(runDir, 'server.log'),
       workers: options.workers,
       redisUrl: options.redisUrl,
-      semiSpaceMiB: options.semiSpace
+      nodeFlags: options.nodeFlags
     })
     children.push(api)
     const other =
@@ -251,7 +257,7 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
             logFile: path.join(runDir, 'server-compare.log'),
             workers: options.workers,
             redisUrl: options.redisUrl,
-            semiSpaceMiB: options.compareSemiSpace
+            nodeFlags: options.compareNodeFlags
           })
     if (other !== null) children.push(other)
     const pidOf = { api: () => api.pid, baseline: () => baseline.pid, reference: () => reference!.pid, compare: () => other!.pid }
@@ -335,7 +341,7 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       profiles,
       expiry,
       compared: compared === null ? null : { revision: compared.revision, commit: compared.commit },
-      semiSpaceMiB: { api: options.semiSpace, compare: compared === null ? null : options.compareSemiSpace }
+      nodeFlags: { api: options.nodeFlags, compare: compared === null ? null : options.compareNodeFlags }
     }
     const report: MainReport = { ...partial, targets: evaluateTargets(partial) }
     const resultsDir = path.join(BENCH_DIR, 'results')
@@ -398,7 +404,7 @@ async function profileScenario(options: Options, entry: string, database: BenchD
     logFile: path.join(runDir, 'server-profile.log'),
     profileDir,
     profileName: name,
-    semiSpaceMiB: options.semiSpace
+    nodeFlags: options.nodeFlags
   })
   let from = 0
   try {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { LoadResult } from '../../bench/loadgen.js'
-import { comparisonLines, evaluateTargets, referenceComparison, summarize, type MainReport, type RunRecord } from '../../bench/report.js'
+import { comparisonLines, evaluateTargets, nodeFlagsNote, referenceComparison, summarize, type MainReport, type RunRecord } from '../../bench/report.js'
 import { twinsFirst, type ScenarioKind } from '../../bench/scenarios.js'
 
 /** A run of `rps` requests per second in `round`, p99 as given. */
@@ -77,5 +77,18 @@ describe('bench report (issue 7)', () => {
       ordered.map((t) => t.name),
       ['baseline', 'get-transaction@r', 'get-transaction', 'reference-transaction', 'move-transaction@r', 'move-transaction']
     )
+  })
+
+  it('should name the node flags added to npm start\'s, and the compared twin\'s when they differ', () => {
+    const compared = { revision: 'HEAD', commit: 'c'.repeat(40) }
+    assert.equal(nodeFlagsNote({}), '')
+    assert.equal(nodeFlagsNote({ nodeFlags: { api: [], compare: null } }), '')
+    assert.equal(nodeFlagsNote({ nodeFlags: { api: ['--max-semi-space-size=8'], compare: null } }), '; node flags added: `--max-semi-space-size=8`')
+    assert.equal(nodeFlagsNote({ nodeFlags: { api: ['--a', '--b=1'], compare: ['--a', '--b=1'] }, compared }), '; node flags added: `--a --b=1`')
+    assert.equal(
+      nodeFlagsNote({ nodeFlags: { api: ['--max-semi-space-size=8'], compare: [] }, compared }),
+      "; node flags added: `--max-semi-space-size=8`, the HEAD twin's none"
+    )
+    assert.equal(nodeFlagsNote({ nodeFlags: { api: [], compare: ['--x'] }, compared }), "; node flags added: none, the HEAD twin's `--x`")
   })
 })
