@@ -14,6 +14,8 @@ export interface Options {
   logLevel: string
   profile: ScenarioName[]
   profileSeconds: number
+  /** `--perf`: scenarios sampled with Linux perf after the rounds. */
+  perf: ScenarioName[]
   scale: boolean
   quietWait: number
   expiry: boolean

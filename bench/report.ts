@@ -1,5 +1,6 @@
 import type { LoadResult } from './loadgen.js'
 import type { MachineInfo } from './machine.js'
+import type { PerfSummary } from './perf.js'
 import type { ProfileSummary } from './profile.js'
 import type { ScenarioKind } from './scenarios.js'
 
@@ -49,6 +50,8 @@ export interface MainReport {
   counters: { steps: number; mismatched: number; stepCountsOff: number } | null
   targets: TargetResult[]
   profiles: { scenario: string; summary: ProfileSummary }[]
+  /** `--perf`: Linux perf of a fresh server per scenario (absent in reports made before it). */
+  perf?: { scenario: string; summary: PerfSummary }[]
   /** get-transaction in 5 s slices across an expiry of the 60 s credential cache (`--expiry`). */
   expiry: ExpirySlice[] | null
   /** `--compare REV`: the revision whose build ran beside this one (scenarios named `name@REV`). */

@@ -6,6 +6,7 @@ import { drive, log, waitForQuiet, type Options, type Target } from './driver.js
 import { ensureWrk } from './loadgen.js'
 import { machineInfo } from './machine.js'
 import { descendants, ForeignLoad, rssOfTree, RssSampler, type Child } from './processes.js'
+import { perfAvailable, perfMarkdown, recordPerf, summarizePerf } from './perf.js'
 import { profileMarkdown, summarizeProfile } from './profile.js'
 import { consoleTable, evaluateTargets, markdown, summarize, type ExpirySlice, type MainReport, type RunRecord } from './report.js'
 import { runScaleCheck } from './scale.js'
@@ -24,6 +25,8 @@ const USAGE = `npm run bench -- [options]
   --log-level L            the server's LOG_LEVEL (default warn: no request log lines)
   --profile [a,b|all]      after the rounds, a CPU profile (node --cpu-prof) of the server under each scenario
   --profile-seconds S      load per profile (default 10)
+  --perf [a,b|all]         after the rounds, Linux perf (kernel included) of a fresh server under each
+                           scenario for --profile-seconds: CPU µs per request by shared object, top symbols
   --scale                  the scale check: search and statistics at 10k/100k, 100k/1M (and 80 services)
   --quiet-wait S           before each run, wait up to S seconds for other work on the machine to calm down
   --expiry                 also run get-transaction for 75 s across an expiry of the 60 s credential cache
@@ -58,6 +61,7 @@ function parseOptions(argv: string[]): Options {
       'log-level': { type: 'string', default: 'warn' },
       profile: { type: 'string' },
       'profile-seconds': { type: 'string', default: '10' },
+      perf: { type: 'string' },
       scale: { type: 'boolean', default: false },
       'quiet-wait': { type: 'string', default: '0' },
       expiry: { type: 'boolean', default: false },
@@ -117,6 +121,7 @@ function parseOptions(argv: string[]): Options {
     // Profiles are of the API server: the baseline and the reference have nothing of it to show.
     profile: values.profile === undefined ? [] : names(values.profile, SCENARIO_NAMES.filter((n) => n !== 'baseline' && n !== 'reference-transaction')),
     profileSeconds: number('profile-seconds', values['profile-seconds'], 1),
+    perf: values.perf === undefined ? [] : names(values.perf, SCENARIO_NAMES.filter((n) => n !== 'baseline' && n !== 'reference-transaction')),
     scale: values.scale,
     quietWait: number('quiet-wait', values['quiet-wait'], 0),
     expiry: values.expiry,
@@ -190,6 +195,9 @@ function stamp(): string {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
   ensureWrk(log)
+  if (options.perf.length > 0 && !perfAvailable()) {
+    throw new Error('--perf needs Linux perf (Debian: apt-get install linux-perf), allowed to sample other processes (root, or kernel.perf_event_paranoid at most 1)')
+  }
   const entry = options.build ? buildServer(log) : path.join(BENCH_DIR, 'build', 'dist', 'main.js')
   if (!fs.existsSync(entry)) throw new Error(`no build at ${entry}; run without --no-build`)
   if (options.compare !== null && options.scale) throw new Error('--compare goes with the main scenarios, not --scale')
@@ -316,6 +324,13 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       profiles.push({ scenario: name, summary: await profileScenario(options, entry, database, runDir, target) })
     }
 
+    const perfProfiles: MainReport['perf'] = []
+    for (const name of options.perf) {
+      const target = targets.find((t) => t.scenario.name === name)
+      if (target === undefined) continue
+      perfProfiles.push({ scenario: name, summary: await perfScenario(options, entry, database, runDir, target) })
+    }
+
     for (const child of children.splice(0).reverse()) await child.stop()
     const counters = await withOpenDatabase(database, (db) => verifyCounters(db.db))
 
@@ -339,6 +354,7 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       rss: { idle: idleRss, peak: apiPeak },
       counters,
       profiles,
+      perf: perfProfiles,
       expiry,
       compared: compared === null ? null : { revision: compared.revision, commit: compared.commit },
       nodeFlags: { api: options.nodeFlags, compare: compared === null ? null : options.compareNodeFlags }
@@ -347,7 +363,11 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
     const resultsDir = path.join(BENCH_DIR, 'results')
     fs.mkdirSync(resultsDir, { recursive: true })
     fs.writeFileSync(path.join(resultsDir, `${id}.json`), JSON.stringify(report, null, 2))
-    const md = [markdown(report), ...profiles.map((p) => profileMarkdown(`CPU profile: ${p.scenario}`, p.summary))].join('\n')
+    const md = [
+      markdown(report),
+      ...profiles.map((p) => profileMarkdown(`CPU profile: ${p.scenario}`, p.summary)),
+      ...perfProfiles.map((p) => perfMarkdown(`perf: ${p.scenario}`, p.summary))
+    ].join('\n')
     fs.writeFileSync(path.join(resultsDir, `${id}.md`), md)
     log('')
     log(consoleTable(report))
@@ -425,6 +445,47 @@ async function profileScenario(options: Options, entry: string, database: BenchD
   if (!fs.existsSync(file)) throw new Error(`no profile written at ${file}`)
   log(`  ${path.relative(ROOT, file)}`)
   return summarizeProfile(file, { fromMicros: from })
+}
+
+/**
+ * A fresh server driven with one scenario, warmed up, then sampled by Linux `perf` while it answers
+ * `--profile-seconds` of load; returns the summary (CPU per request, by shared object and symbol).
+ */
+async function perfScenario(options: Options, entry: string, database: BenchDatabase, runDir: string, target: Target) {
+  const dir = path.join(runDir, 'perf')
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, `${target.scenario.name}.perf.data`)
+  const port = await freePort()
+  const server = await startApiServer({
+    entry,
+    databaseUrl: database.url,
+    port,
+    cpu: options.serverCpu,
+    logLevel: options.logLevel,
+    synchronous: options.synchronous,
+    dataDir: path.join(runDir, 'data'),
+    logFile: path.join(runDir, 'server-perf.log'),
+    nodeFlags: options.nodeFlags
+  })
+  let requests = 0
+  try {
+    await rewind(database, target)
+    const sampled: Target = { ...target, url: `http://127.0.0.1:${port}` }
+    if (target.scenario.prime === true) await prime(sampled)
+    if (options.warmup > 0) await drive(sampled, options, options.warmup)
+    const recording = recordPerf(server.pid, file)
+    // perf attaches to every thread before the load starts; the samples before it are idle (none).
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const result = await drive(sampled, options, options.profileSeconds)
+    await recording.stop()
+    target.cursor = sampled.cursor
+    requests = Math.round(result.rps * options.profileSeconds)
+    log(`perf ${target.scenario.name}: ${Math.round(result.rps)} req/s while sampled`)
+  } finally {
+    await server.stop()
+  }
+  log(`  ${path.relative(ROOT, file)}`)
+  return summarizePerf(file, requests)
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,130 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/**
+ * Where a server's CPU goes, kernel included, from Linux `perf` sampling the whole process. V8's
+ * own profiler (`--profile`) sees only JavaScript and attributes native work to whichever function
+ * was on the stack when it sampled: it gave `pragma data_version` 1.8 µs a request, which takes
+ * 70 ns in a loop, and none of the time the kernel spends sending an answer. `perf` counts every
+ * thread of the process on the CPU, in user space and in the kernel, so its samples divided by the
+ * requests answered meanwhile are the CPU a request costs, by where it was spent.
+ */
+
+/** Samples per second: below 1 kHz so the sampling itself costs little. */
+export const PERF_FREQUENCY = 999
+
+export interface PerfLine {
+  /** The shared object (`node`, `[kernel.kallsyms]`, `better_sqlite3.node`, V8's JIT code…). */
+  object: string
+  /** The symbol, for the top-symbols list; empty for the by-object list. */
+  symbol: string
+  share: number
+}
+
+export interface PerfSummary {
+  file: string
+  samples: number
+  requests: number
+  /** CPU microseconds per request answered, all threads of the server process. */
+  cpuMicrosPerRequest: number
+  byObject: PerfLine[]
+  top: PerfLine[]
+}
+
+/** True when Linux `perf` is installed and runs. */
+export function perfAvailable(): boolean {
+  const result = spawnSync('perf', ['--version'], { encoding: 'utf8' })
+  return result.status === 0
+}
+
+/** What perf calls V8's generated code (`[JIT] tid 1234`), under one name for every process. */
+function objectName(raw: string): string {
+  const name = raw.trim()
+  return name.startsWith('[JIT]') ? '[JIT] (V8 generated code)' : name
+}
+
+/**
+ * Lines of `perf report --stdio -q -n -t ';' --sort dso[,sym]`: share, sample count, object and,
+ * with `sym`, the symbol (`[.] name` in user space, `[k] name` in the kernel).
+ */
+export function parseReport(text: string): { samples: number; lines: PerfLine[] } {
+  const lines: PerfLine[] = []
+  let samples = 0
+  for (const raw of text.split('\n')) {
+    const fields = raw.split(';')
+    if (fields.length < 3) continue
+    const share = Number.parseFloat(fields[0]!.trim().replace('%', '')) / 100
+    const count = Number.parseInt(fields[1]!.trim(), 10)
+    if (!Number.isFinite(share) || !Number.isFinite(count)) continue
+    samples += count
+    const symbol = fields.length > 3 ? fields.slice(3).join(';').trim().replace(/^\[[.k]\]\s*/, '') : ''
+    lines.push({ object: objectName(fields[2]!), symbol, share })
+  }
+  return { samples, lines }
+}
+
+function report(file: string, sort: string): string {
+  const result = spawnSync('perf', ['report', '-i', file, '--stdio', '-q', '-n', '-t', ';', '--sort', sort], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 })
+  if (result.status !== 0) throw new Error(`perf report failed: ${(result.stderr ?? '').trim().slice(0, 500)}`)
+  return result.stdout
+}
+
+/** The summary of a recording during which the server answered `requests` requests. */
+export function summarizePerf(file: string, requests: number): PerfSummary {
+  const byObject = parseReport(report(file, 'dso'))
+  const bySymbol = parseReport(report(file, 'dso,sym'))
+  const cpuMicros = (byObject.samples * 1e6) / PERF_FREQUENCY
+  return {
+    file,
+    samples: byObject.samples,
+    requests,
+    cpuMicrosPerRequest: requests > 0 ? cpuMicros / requests : 0,
+    byObject: byObject.lines,
+    top: bySymbol.lines.slice(0, 20)
+  }
+}
+
+/** `perf record` of one process until `stop()`, which ends it as Ctrl-C does (it writes its file then). */
+export function recordPerf(pid: number, file: string): { stop: () => Promise<void> } {
+  const child: ChildProcess = spawn('perf', ['record', '-q', '-F', String(PERF_FREQUENCY), '-p', String(pid), '-o', file], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  return {
+    stop: async () => {
+      child.kill('SIGINT')
+      // perf writes its file on SIGINT, then ends by the same signal (as a shell expects of Ctrl-C).
+      const { code, signal } = await exited
+      if (code !== 0 && signal !== 'SIGINT') throw new Error(`perf record failed (exit ${code ?? signal}): ${stderr.trim().slice(0, 500)}`)
+    }
+  }
+}
+
+const us = (summary: PerfSummary, share: number) => (share * summary.cpuMicrosPerRequest).toFixed(1)
+const pct = (share: number) => `${(share * 100).toFixed(1)}%`
+
+export function perfMarkdown(title: string, summary: PerfSummary): string {
+  const out = [
+    `#### ${title}`,
+    '',
+    `\`perf record -F ${PERF_FREQUENCY}\` of the server process (every thread, user space and kernel), \`${path.basename(summary.file)}\`: ` +
+      `${summary.samples} samples over ${summary.requests} requests, **${summary.cpuMicrosPerRequest.toFixed(0)} µs of CPU per request**.`,
+    '',
+    '| where (shared object) | share | µs per request |',
+    '|---|---:|---:|'
+  ]
+  for (const line of summary.byObject.filter((l) => l.share >= 0.005)) out.push(`| ${line.object} | ${pct(line.share)} | ${us(summary, line.share)} |`)
+  out.push('', '| top symbols | in | share | µs per request |', '|---|---|---:|---:|')
+  for (const line of summary.top) out.push(`| \`${line.symbol.replaceAll('|', '\\|')}\` | ${line.object} | ${pct(line.share)} | ${us(summary, line.share)} |`)
+  out.push('')
+  return out.join('\n')
+}
+
+// `tsx bench/perf.ts FILE REQUESTS`: the summary of a recording taken by hand.
+const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)
+if (isMain) {
+  const [file, requests] = process.argv.slice(2)
+  if (file === undefined || requests === undefined) throw new Error('usage: tsx bench/perf.ts FILE.perf.data REQUESTS')
+  console.log(perfMarkdown(path.basename(file), summarizePerf(file, Number(requests))))
+}
