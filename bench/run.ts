@@ -407,13 +407,21 @@ async function expiryCheck(options: Options, target: Target, pid: number): Promi
   return slices
 }
 
-/** A fresh server under `node --cpu-prof`, driven with one scenario; returns the profile's summary. */
-async function profileScenario(options: Options, entry: string, database: BenchDatabase, runDir: string, target: Target) {
-  const profileDir = path.join(runDir, 'profiles')
-  const name = `${target.scenario.name}.cpuprofile`
-  fs.rmSync(path.join(profileDir, name), { force: true })
+/**
+ * A fresh server (its own log, optionally under `node --cpu-prof`) driven with one scenario: its data
+ * put back, the customer's password verified once, the warm-up, then `sample` runs the measured load.
+ */
+async function withFreshServer<R>(
+  options: Options,
+  entry: string,
+  database: BenchDatabase,
+  runDir: string,
+  target: Target,
+  server: { logName: string; profileDir?: string; profileName?: string },
+  sample: (fresh: Target, pid: number) => Promise<R>
+): Promise<R> {
   const port = await freePort()
-  const server = await startApiServer({
+  const child = await startApiServer({
     entry,
     databaseUrl: database.url,
     port,
@@ -421,26 +429,36 @@ async function profileScenario(options: Options, entry: string, database: BenchD
     logLevel: options.logLevel,
     synchronous: options.synchronous,
     dataDir: path.join(runDir, 'data'),
-    logFile: path.join(runDir, 'server-profile.log'),
-    profileDir,
-    profileName: name,
+    logFile: path.join(runDir, server.logName),
+    profileDir: server.profileDir,
+    profileName: server.profileName,
     nodeFlags: options.nodeFlags
   })
-  let from = 0
   try {
     await rewind(database, target)
-    const profiled: Target = { ...target, url: `http://127.0.0.1:${port}` }
-    // A fresh server verifies the customer's password once, before the load.
-    if (target.scenario.prime === true) await prime(profiled)
-    if (options.warmup > 0) await drive(profiled, options, options.warmup)
-    // Only the measured load counts: start-up and warm-up samples are left out of the summary.
-    from = Number(process.hrtime.bigint() / 1000n)
-    const result = await drive(profiled, options, options.profileSeconds)
-    target.cursor = profiled.cursor
-    log(`profile ${target.scenario.name}: ${Math.round(result.rps)} req/s under the profiler`)
+    const fresh: Target = { ...target, url: `http://127.0.0.1:${port}` }
+    if (target.scenario.prime === true) await prime(fresh)
+    if (options.warmup > 0) await drive(fresh, options, options.warmup)
+    const result = await sample(fresh, child.pid)
+    target.cursor = fresh.cursor
+    return result
   } finally {
-    await server.stop()
+    await child.stop()
   }
+}
+
+/** A fresh server under `node --cpu-prof`, driven with one scenario; returns the profile's summary. */
+async function profileScenario(options: Options, entry: string, database: BenchDatabase, runDir: string, target: Target) {
+  const profileDir = path.join(runDir, 'profiles')
+  const name = `${target.scenario.name}.cpuprofile`
+  fs.rmSync(path.join(profileDir, name), { force: true })
+  const from = await withFreshServer(options, entry, database, runDir, target, { logName: 'server-profile.log', profileDir, profileName: name }, async (profiled) => {
+    // Only the measured load counts: start-up and warm-up samples are left out of the summary.
+    const from = Number(process.hrtime.bigint() / 1000n)
+    const result = await drive(profiled, options, options.profileSeconds)
+    log(`profile ${target.scenario.name}: ${Math.round(result.rps)} req/s under the profiler`)
+    return from
+  })
   const file = path.join(profileDir, name)
   if (!fs.existsSync(file)) throw new Error(`no profile written at ${file}`)
   log(`  ${path.relative(ROOT, file)}`)
@@ -455,35 +473,15 @@ async function perfScenario(options: Options, entry: string, database: BenchData
   const dir = path.join(runDir, 'perf')
   fs.mkdirSync(dir, { recursive: true })
   const file = path.join(dir, `${target.scenario.name}.perf.data`)
-  const port = await freePort()
-  const server = await startApiServer({
-    entry,
-    databaseUrl: database.url,
-    port,
-    cpu: options.serverCpu,
-    logLevel: options.logLevel,
-    synchronous: options.synchronous,
-    dataDir: path.join(runDir, 'data'),
-    logFile: path.join(runDir, 'server-perf.log'),
-    nodeFlags: options.nodeFlags
-  })
-  let requests = 0
-  try {
-    await rewind(database, target)
-    const sampled: Target = { ...target, url: `http://127.0.0.1:${port}` }
-    if (target.scenario.prime === true) await prime(sampled)
-    if (options.warmup > 0) await drive(sampled, options, options.warmup)
-    const recording = recordPerf(server.pid, file)
+  const requests = await withFreshServer(options, entry, database, runDir, target, { logName: 'server-perf.log' }, async (sampled, pid) => {
+    const recording = recordPerf(pid, file)
     // perf attaches to every thread before the load starts; the samples before it are idle (none).
     await new Promise((resolve) => setTimeout(resolve, 300))
     const result = await drive(sampled, options, options.profileSeconds)
     await recording.stop()
-    target.cursor = sampled.cursor
-    requests = Math.round(result.rps * options.profileSeconds)
     log(`perf ${target.scenario.name}: ${Math.round(result.rps)} req/s while sampled`)
-  } finally {
-    await server.stop()
-  }
+    return result.requests
+  })
   log(`  ${path.relative(ROOT, file)}`)
   return summarizePerf(file, requests)
 }
