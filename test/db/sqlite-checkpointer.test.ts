@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
+import { Worker } from 'node:worker_threads'
 import BetterSqlite3 from 'better-sqlite3'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase, type Database } from '../../src/db/database.js'
@@ -95,6 +97,54 @@ describe('SQLite WAL checkpoints in a worker thread (performance issue)', () => 
       writer.close()
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('should count a checkpoint that finds another one running as busy, and checkpoint again after the next commit', async () => {
+    const writer = openSqliteConnection(file, 'NORMAL')
+    const checkpointer = new SqliteCheckpointer(writer, 'NORMAL', 0)
+    const reader = new BetterSqlite3(file, { readonly: true })
+    const probe = new BetterSqlite3(file)
+    let holder: Worker | undefined
+    try {
+      writer.prepare(`insert into idempotency_keys (owner, key, fingerprint, status_code, response, created_at) values ('test', 'busy-1', 'f', 200, '{}', 0)`).run()
+      // A reader inside the WAL, and another connection's RESTART checkpoint waiting for it to
+      // leave: that checkpoint holds SQLite's checkpoint lock all the while it waits.
+      reader.exec('begin')
+      reader.prepare('select count(*) from idempotency_keys').get()
+      holder = new Worker(
+        `const { workerData, parentPort } = require('node:worker_threads')
+         const db = new (require(workerData.driver))(workerData.file)
+         db.pragma('busy_timeout = 20000')
+         parentPort.postMessage(db.pragma('wal_checkpoint(RESTART)')[0])
+         db.close()`,
+        { eval: true, workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file } }
+      )
+      const restarted = new Promise<{ busy: number }>((resolve, reject) => {
+        holder!.once('message', resolve)
+        holder!.once('error', reject)
+      })
+      // Once a PASSIVE checkpoint of this thread's own finds the lock taken, the worker's will too.
+      const passiveIsBusy = () => (probe.pragma('wal_checkpoint(PASSIVE)') as { busy: number }[])[0]!.busy === 1
+      await until(passiveIsBusy)
+      checkpointer.committed()
+      await until(() => checkpointer.counts.busy > 0 && checkpointer.idle)
+      assert.deepEqual(checkpointer.counts, { runs: 0, busy: 1, walFrames: 0, failures: 0 })
+      // The reader leaves: the other checkpoint ends, and the next commit's checkpoint runs.
+      reader.exec('commit')
+      assert.equal((await restarted).busy, 0)
+      writer.prepare(`insert into idempotency_keys (owner, key, fingerprint, status_code, response, created_at) values ('test', 'busy-2', 'f', 200, '{}', 0)`).run()
+      checkpointer.committed()
+      await until(() => checkpointer.counts.runs > 0 && checkpointer.idle)
+      assert.equal(checkpointer.counts.busy, 1)
+      assert.equal(checkpointer.counts.failures, 0)
+    } finally {
+      if (reader.inTransaction) reader.exec('commit')
+      await holder?.terminate()
+      await checkpointer.close()
+      probe.close()
+      reader.close()
+      writer.close()
     }
   })
 })
