@@ -101,6 +101,23 @@ export function recordPerf(pid: number, file: string): { stop: () => Promise<voi
   }
 }
 
+/**
+ * get-transaction's CPU per request against the reference's, both sampled by perf in this run: the
+ * CPU the API's platform (credentials, hooks, headers, metrics, Fastify's schemas) adds to the same
+ * read. Steadier than the two rates' ratio on a VM where a server's rate moves with how often its
+ * answers find the load generator asleep (BENCHMARKS.md).
+ */
+export function perfComparison(perf: readonly { scenario: string; summary: PerfSummary }[]): string | null {
+  const api = perf.find((p) => p.scenario === 'get-transaction')?.summary
+  const reference = perf.find((p) => p.scenario === 'reference-transaction')?.summary
+  if (api === undefined || reference === undefined || reference.cpuMicrosPerRequest <= 0) return null
+  const more = api.cpuMicrosPerRequest - reference.cpuMicrosPerRequest
+  return (
+    `CPU per request (perf): get-transaction ${api.cpuMicrosPerRequest.toFixed(0)} µs, the hand-prepared reference ${reference.cpuMicrosPerRequest.toFixed(0)} µs: ` +
+    `${more >= 0 ? `${more.toFixed(0)} µs more` : `${(-more).toFixed(0)} µs less`} (${(api.cpuMicrosPerRequest / reference.cpuMicrosPerRequest).toFixed(2)}×)`
+  )
+}
+
 const us = (summary: PerfSummary, share: number) => (share * summary.cpuMicrosPerRequest).toFixed(1)
 const pct = (share: number) => `${(share * 100).toFixed(1)}%`
 

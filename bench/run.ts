@@ -6,7 +6,7 @@ import { drive, log, waitForQuiet, type Options, type Target } from './driver.js
 import { ensureWrk } from './loadgen.js'
 import { machineInfo } from './machine.js'
 import { descendants, ForeignLoad, rssOfTree, RssSampler, type Child } from './processes.js'
-import { perfAvailable, perfMarkdown, recordPerf, summarizePerf } from './perf.js'
+import { perfAvailable, perfComparison, perfMarkdown, recordPerf, summarizePerf } from './perf.js'
 import { profileMarkdown, summarizeProfile } from './profile.js'
 import { consoleTable, evaluateTargets, markdown, summarize, type ExpirySlice, type MainReport, type RunRecord } from './report.js'
 import { runScaleCheck } from './scale.js'
@@ -27,6 +27,7 @@ const USAGE = `npm run bench -- [options]
   --profile-seconds S      load per profile (default 10)
   --perf [a,b|all]         after the rounds, Linux perf (kernel included) of a fresh server under each
                            scenario for --profile-seconds: CPU µs per request by shared object, top symbols
+                           (reference-transaction too: get-transaction's CPU against the reference's)
   --scale                  the scale check: search and statistics at 10k/100k, 100k/1M (and 80 services)
   --quiet-wait S           before each run, wait up to S seconds for other work on the machine to calm down
   --expiry                 also run get-transaction for 75 s across an expiry of the 60 s credential cache
@@ -121,7 +122,8 @@ function parseOptions(argv: string[]): Options {
     // Profiles are of the API server: the baseline and the reference have nothing of it to show.
     profile: values.profile === undefined ? [] : names(values.profile, SCENARIO_NAMES.filter((n) => n !== 'baseline' && n !== 'reference-transaction')),
     profileSeconds: number('profile-seconds', values['profile-seconds'], 1),
-    perf: values.perf === undefined ? [] : names(values.perf, SCENARIO_NAMES.filter((n) => n !== 'baseline' && n !== 'reference-transaction')),
+    // The reference too: its CPU per request is the yardstick for get-transaction's.
+    perf: values.perf === undefined ? [] : names(values.perf, SCENARIO_NAMES.filter((n) => n !== 'baseline')),
     scale: values.scale,
     quietWait: number('quiet-wait', values['quiet-wait'], 0),
     expiry: values.expiry,
@@ -363,14 +365,17 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
     const resultsDir = path.join(BENCH_DIR, 'results')
     fs.mkdirSync(resultsDir, { recursive: true })
     fs.writeFileSync(path.join(resultsDir, `${id}.json`), JSON.stringify(report, null, 2))
+    const perfVersusReference = perfComparison(perfProfiles)
     const md = [
       markdown(report),
       ...profiles.map((p) => profileMarkdown(`CPU profile: ${p.scenario}`, p.summary)),
+      ...(perfVersusReference === null ? [] : [`${perfVersusReference}.`, '']),
       ...perfProfiles.map((p) => perfMarkdown(`perf: ${p.scenario}`, p.summary))
     ].join('\n')
     fs.writeFileSync(path.join(resultsDir, `${id}.md`), md)
     log('')
     log(consoleTable(report))
+    if (perfVersusReference !== null) log(`${perfVersusReference}.`)
     log('')
     log(`results: ${path.relative(ROOT, path.join(resultsDir, `${id}.json`))} and .md`)
     if (counters.mismatched > 0 || counters.stepCountsOff > 0) log('WARNING: step counters do not match the transactions after the run')
@@ -408,7 +413,8 @@ async function expiryCheck(options: Options, target: Target, pid: number): Promi
 }
 
 /**
- * A fresh server (its own log, optionally under `node --cpu-prof`) driven with one scenario: its data
+ * A fresh server (its own log, optionally under `node --cpu-prof`; the reference's own for its
+ * scenario) driven with one scenario: its data
  * put back, the customer's password verified once, the warm-up, then `sample` runs the measured load.
  */
 async function withFreshServer<R>(
@@ -421,19 +427,22 @@ async function withFreshServer<R>(
   sample: (fresh: Target, pid: number) => Promise<R>
 ): Promise<R> {
   const port = await freePort()
-  const child = await startApiServer({
-    entry,
-    databaseUrl: database.url,
-    port,
-    cpu: options.serverCpu,
-    logLevel: options.logLevel,
-    synchronous: options.synchronous,
-    dataDir: path.join(runDir, 'data'),
-    logFile: path.join(runDir, server.logName),
-    profileDir: server.profileDir,
-    profileName: server.profileName,
-    nodeFlags: options.nodeFlags
-  })
+  const child =
+    target.scenario.target === 'reference'
+      ? await startReference(port, database.url, options.serverCpu, path.join(runDir, server.logName.replace('server', 'reference')))
+      : await startApiServer({
+          entry,
+          databaseUrl: database.url,
+          port,
+          cpu: options.serverCpu,
+          logLevel: options.logLevel,
+          synchronous: options.synchronous,
+          dataDir: path.join(runDir, 'data'),
+          logFile: path.join(runDir, server.logName),
+          profileDir: server.profileDir,
+          profileName: server.profileName,
+          nodeFlags: options.nodeFlags
+        })
   try {
     await rewind(database, target)
     const fresh: Target = { ...target, url: `http://127.0.0.1:${port}` }

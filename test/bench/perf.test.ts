@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { parseReport } from '../../bench/perf.js'
+import { parseReport, perfComparison, type PerfSummary } from '../../bench/perf.js'
 
 // `perf report --stdio -q -n -t ';'` as perf 6 prints it, by object and by object and symbol.
 const BY_OBJECT = [' 42.85% ; 2530       ;node               ', ' 24.05% ; 1420       ;[kernel.kallsyms]  ', ' 14.92% ; 881        ;[JIT] tid 6580     ', ''].join('\n')
@@ -39,5 +39,18 @@ describe('bench perf summary (issue 7)', () => {
       ]
     )
     assert.ok(Math.abs(lines[0]!.share - 0.1145) < 1e-9)
+  })
+
+  it('should compare get-transaction\'s CPU per request with the reference\'s when both were sampled', () => {
+    const summary = (cpuMicrosPerRequest: number): PerfSummary => ({ file: 'f', samples: 1, requests: 1, cpuMicrosPerRequest, byObject: [], top: [] })
+    assert.equal(
+      perfComparison([
+        { scenario: 'reference-transaction', summary: summary(100) },
+        { scenario: 'get-transaction', summary: summary(125.4) }
+      ]),
+      'CPU per request (perf): get-transaction 125 µs, the hand-prepared reference 100 µs: 25 µs more (1.25×)'
+    )
+    assert.equal(perfComparison([{ scenario: 'get-transaction', summary: summary(125) }]), null)
+    assert.equal(perfComparison([{ scenario: 'get-transaction', summary: summary(90) }, { scenario: 'reference-transaction', summary: summary(100) }])?.endsWith('10 µs less (0.90×)'), true)
   })
 })
