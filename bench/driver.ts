@@ -1,3 +1,5 @@
+import path from 'node:path'
+import type { ServerOptions } from './environment.js'
 import { runLoad, type LoadResult } from './loadgen.js'
 import { machineCpuSeconds } from './processes.js'
 import type { Scenario, ScenarioName } from './scenarios.js'
@@ -33,6 +35,19 @@ export interface Options {
   /** Extra Node/V8 flags for the API (`--node-flags`), and for the `--compare` twin. */
   nodeFlags: string[]
   compareNodeFlags: string[]
+}
+
+/** What every API server of a run shares: its database, data directory, core, log level and durability, and a log of its own. */
+export function apiServerOptions(options: Options, runDir: string, databaseUrl: string, port: number, logName: string): Omit<ServerOptions, 'entry'> {
+  return {
+    databaseUrl,
+    port,
+    cpu: options.serverCpu,
+    logLevel: options.logLevel,
+    synchronous: options.synchronous,
+    dataDir: path.join(runDir, 'data'),
+    logFile: path.join(runDir, logName)
+  }
 }
 
 export const log = (line: string) => process.stdout.write(`${line}\n`)

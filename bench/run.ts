@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { BENCH_DIR, buildRevision, buildServer, createDatabase, freePort, ROOT, startApiServer, startBaseline, startReference, withOpenDatabase, type BenchDatabase } from './environment.js'
-import { drive, log, waitForQuiet, type Options, type Target } from './driver.js'
+import { apiServerOptions, drive, log, waitForQuiet, type Options, type Target } from './driver.js'
 import { ensureWrk } from './loadgen.js'
 import { machineInfo } from './machine.js'
 import { descendants, ForeignLoad, rssOfTree, RssSampler, type Child } from './processes.js'
@@ -241,13 +241,7 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
     if (reference !== null) children.push(reference)
     const api = await startApiServer({
       entry,
-      databaseUrl: database.url,
-      port: apiPort,
-      cpu: options.serverCpu,
-      logLevel: options.logLevel,
-      synchronous: options.synchronous,
-      dataDir: path.join(runDir, 'data'),
-      logFile: path.join(runDir, 'server.log'),
+      ...apiServerOptions(options, runDir, database.url, apiPort, 'server.log'),
       workers: options.workers,
       redisUrl: options.redisUrl,
       nodeFlags: options.nodeFlags
@@ -258,13 +252,7 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
         ? null
         : await startApiServer({
             entry: compared.entry,
-            databaseUrl: database.url,
-            port: comparePort,
-            cpu: options.serverCpu,
-            logLevel: options.logLevel,
-            synchronous: options.synchronous,
-            dataDir: path.join(runDir, 'data'),
-            logFile: path.join(runDir, 'server-compare.log'),
+            ...apiServerOptions(options, runDir, database.url, comparePort, 'server-compare.log'),
             workers: options.workers,
             redisUrl: options.redisUrl,
             nodeFlags: options.compareNodeFlags
@@ -432,13 +420,7 @@ async function withFreshServer<R>(
       ? await startReference(port, database.url, options.serverCpu, path.join(runDir, server.logName.replace('server', 'reference')))
       : await startApiServer({
           entry,
-          databaseUrl: database.url,
-          port,
-          cpu: options.serverCpu,
-          logLevel: options.logLevel,
-          synchronous: options.synchronous,
-          dataDir: path.join(runDir, 'data'),
-          logFile: path.join(runDir, server.logName),
+          ...apiServerOptions(options, runDir, database.url, port, server.logName),
           profileDir: server.profileDir,
           profileName: server.profileName,
           nodeFlags: options.nodeFlags

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { drive, log, waitForQuiet, type Options, type Target } from './driver.js'
+import { apiServerOptions, drive, log, waitForQuiet, type Options, type Target } from './driver.js'
 import { BENCH_DIR, createDatabase, freePort, ROOT, startApiServer, startBaseline, withOpenDatabase } from './environment.js'
 import type { LoadResult } from './loadgen.js'
 import type { MachineInfo } from './machine.js'
@@ -92,16 +92,7 @@ export async function runScaleCheck(options: Options, entry: string, machine: Ma
         seeds[set.label] = { seconds: data.seconds, rows: data.rows }
         log(`  seeded in ${data.seconds.toFixed(1)} s`)
         const port = await freePort()
-        api = await startApiServer({
-          entry,
-          databaseUrl: database.url,
-          port,
-          cpu: options.serverCpu,
-          logLevel: options.logLevel,
-          synchronous: options.synchronous,
-          dataDir: path.join(runDir, 'data'),
-          logFile: path.join(runDir, `server-${set.label}.log`)
-        })
+        api = await startApiServer({ entry, ...apiServerOptions(options, runDir, database.url, port, `server-${set.label}.log`) })
         for (const probe of probes(data).filter((p) => set.probes === undefined || set.probes.includes(p.name))) {
           const target: Target = {
             scenario: probe,
