@@ -7,7 +7,7 @@ import { parseBasicAuthorization, type BasicCredentials } from './basic-auth.js'
 import type { VerifiedCredentialCache } from './credential-cache.js'
 import { callerClass, type CallerClass, type Principal } from './principal.js'
 import { problems } from './problems.js'
-import { LIMITS, RateLimiter, type RateDecision, type RateLimitStore } from './rate-limit.js'
+import { LIMITS, RateLimiter, type RateLimitStore } from './rate-limit.js'
 import { addProblems } from './schemas.js'
 
 type StoredApiKey = { role: ApiKeyRole; secret_hash: string; revoked_at: number | null }
@@ -28,8 +28,8 @@ export class Authenticator {
   private readonly verifying = new Map<string, Promise<boolean | number>>()
   // The same checks by e-mail and password, for requests that meet the limit before reading the customer.
   private readonly checksByEmail = new Map<string, { customerId: string; outcome: Promise<boolean | number> }>()
-  // The rate-limit counters answer at once (this process's memory, not Redis): see `customerAdmittedAtOnce`.
-  private readonly countsInMemory: boolean
+  // The rate-limit counters when they answer at once (this process's memory, not Redis): see `customerAdmittedAtOnce`.
+  private readonly countsInMemory: RateLimiter | undefined
 
   constructor(
     private readonly store: CredentialStore,
@@ -38,7 +38,7 @@ export class Authenticator {
     // every customer request await only those, as awaiting a plain value costs a microtask turn.
     private readonly limiter: RateLimitStore
   ) {
-    this.countsInMemory = limiter instanceof RateLimiter
+    this.countsInMemory = limiter instanceof RateLimiter ? limiter : undefined
   }
 
   /**
@@ -69,12 +69,11 @@ export class Authenticator {
    * takes that slow path, which decides it as it always has (a slow hash, whatever the outcome).
    */
   private customerAdmittedAtOnce(credentials: BasicCredentials, clientAddress: string): Principal | undefined {
-    if (!this.countsInMemory) return undefined
-    const perAddress = LIMITS.signInCallsPerAddress
-    if (!(this.limiter.exhausted(addressFailKey(clientAddress), perAddress.limit, perAddress.windowMs) as RateDecision).allowed) return undefined
+    const counts = this.countsInMemory
+    if (counts === undefined) return undefined
+    if (!counts.hasRoom(addressFailKey(clientAddress), LIMITS.signInCallsPerAddress.limit)) return undefined
     const email = normalizeEmail(credentials.user)
-    const perEmail = LIMITS.failedSignInsPerEmail
-    if (!(this.limiter.exhausted(emailFailKey(email), perEmail.limit, perEmail.windowMs) as RateDecision).allowed) return undefined
+    if (!counts.hasRoom(emailFailKey(email), LIMITS.failedSignInsPerEmail.limit)) return undefined
     const login = this.store.keptCustomerLogin?.(email)?.value
     if (login?.password_hash == null) return undefined
     return this.cache.check(login.id, login.password_hash, credentials.password) === 'valid' ? { kind: 'customer', customerId: login.id } : undefined

@@ -63,8 +63,19 @@ export class RateLimiter implements RateLimitStore {
 
   /** Says whether `key` has already used up `limit`, without counting anything. */
   exhausted(key: string, limit: number, windowMs: number): RateDecision {
-    const window = this.window(key, windowMs)
+    // Asking creates no window: only counted events take room among the `maxKeys` kept.
+    const window = this.windows.get(key)
+    if (window === undefined || window.resetAt <= this.clock.now()) return { allowed: true, retryAfterSeconds: Math.max(1, Math.ceil(windowMs / 1000)) }
     return { ...this.decision(window, limit - 1), allowed: window.count < limit }
+  }
+
+  /**
+   * `exhausted(key, limit, …).allowed`, answered without creating a window or any object: the
+   * check every admitted customer request makes twice (auth.ts `customerAdmittedAtOnce`).
+   */
+  hasRoom(key: string, limit: number): boolean {
+    const window = this.windows.get(key)
+    return window === undefined || window.resetAt <= this.clock.now() || window.count < limit
   }
 
   /** Takes back one event counted by `hit` in the current window. */

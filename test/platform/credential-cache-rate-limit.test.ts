@@ -129,6 +129,45 @@ describe('RateLimiter (D-14)', () => {
     assert.equal(limiter.exhausted('k', 2, 60_000).allowed, true)
   })
 
+  it('should answer hasRoom as exhausted(...).allowed at every count, before, in and after the window, refunds too', () => {
+    const clock = new ManualClock()
+    const limiter = new RateLimiter(clock)
+    const agree = (label: string) => {
+      const expected = limiter.exhausted('k', 2, 60_000).allowed
+      assert.equal(limiter.hasRoom('k', 2), expected, label)
+      return expected
+    }
+    assert.equal(agree('no window yet'), true)
+    limiter.hit('k', 2, 60_000)
+    assert.equal(agree('one of two'), true)
+    limiter.hit('k', 2, 60_000)
+    assert.equal(agree('two of two'), false)
+    limiter.hit('k', 2, 60_000)
+    assert.equal(agree('over the limit'), false)
+    limiter.refund('k')
+    limiter.refund('k')
+    assert.equal(agree('refunded back under'), true)
+    limiter.hit('k', 2, 60_000)
+    clock.advance(59_999)
+    assert.equal(agree('last millisecond of the window'), false)
+    clock.advance(1)
+    assert.equal(agree('window over'), true)
+  })
+
+  it('should create no window when hasRoom or exhausted is asked of a key never hit', () => {
+    const clock = new ManualClock()
+    const limiter = new RateLimiter(clock, 2)
+    for (let i = 0; i < 10; i++) {
+      assert.equal(limiter.hasRoom(`k${i}`, 1), true)
+      assert.deepEqual(limiter.exhausted(`e${i}`, 1, 60_000), { allowed: true, retryAfterSeconds: 60 })
+    }
+    // With room for two windows, two hits still fit: nothing was swept or kept for the keys asked about.
+    limiter.hit('a', 1, 60_000)
+    limiter.hit('b', 1, 60_000)
+    assert.equal(limiter.hasRoom('a', 1), false)
+    assert.equal(limiter.hasRoom('b', 1), false)
+  })
+
   it('should take back a refunded hit in the live window only, never below zero', () => {
     const clock = new ManualClock()
     const limiter = new RateLimiter(clock)
