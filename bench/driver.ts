@@ -18,6 +18,8 @@ export interface Options {
   profileSeconds: number
   /** `--perf`: scenarios sampled with Linux perf after the rounds. */
   perf: ScenarioName[]
+  /** `--perf-call-graph`: perf records call stacks, and the report names the project's functions by inclusive CPU. */
+  perfCallGraph: boolean
   scale: boolean
   quietWait: number
   expiry: boolean

@@ -216,12 +216,12 @@ export async function startApiServer(options: ServerOptions): Promise<Child> {
  */
 async function startBenchServer(
   name: 'baseline' | 'reference',
-  options: { port: number; cpu: number | null; logFile: string; env?: NodeJS.ProcessEnv; ready: string; init?: RequestInit }
+  options: { port: number; cpu: number | null; logFile: string; env?: NodeJS.ProcessEnv; ready: string; init?: RequestInit; nodeFlags?: readonly string[] }
 ): Promise<Child> {
   const child = spawnPinned({
     name,
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(ROOT, 'bench', `${name}.ts`)],
+    args: [...(options.nodeFlags ?? []), '--import', 'tsx', path.join(ROOT, 'bench', `${name}.ts`)],
     cpu: options.cpu,
     logFile: options.logFile,
     cwd: ROOT,
@@ -237,8 +237,8 @@ async function startBenchServer(
 }
 
 /** Starts bench/reference.ts (the full view by hand-prepared SQL) on the seeded database, pinned to a core. */
-export function startReference(port: number, databaseUrl: string, cpu: number | null, logFile: string): Promise<Child> {
-  return startBenchServer('reference', { port, cpu, logFile, env: { DATABASE_URL: databaseUrl }, ready: '/healthz' })
+export function startReference(port: number, databaseUrl: string, cpu: number | null, logFile: string, nodeFlags?: readonly string[]): Promise<Child> {
+  return startBenchServer('reference', { port, cpu, logFile, env: { DATABASE_URL: databaseUrl }, ready: '/healthz', nodeFlags })
 }
 
 /** Starts bench/baseline.ts pinned to a core. */

@@ -6,7 +6,7 @@ import { apiServerOptions, drive, log, waitForQuiet, type Options, type Target }
 import { ensureWrk } from './loadgen.js'
 import { machineInfo } from './machine.js'
 import { descendants, ForeignLoad, rssOfTree, RssSampler, type Child } from './processes.js'
-import { perfAvailable, perfComparison, perfMarkdown, recordPerf, summarizePerf } from './perf.js'
+import { PERF_NODE_FLAGS, perfAvailable, perfComparison, perfMarkdown, recordPerf, removePerfMap, summarizePerf } from './perf.js'
 import { profileMarkdown, summarizeProfile } from './profile.js'
 import { consoleTable, evaluateTargets, markdown, summarize, type ExpirySlice, type MainReport, type RunRecord } from './report.js'
 import { runScaleCheck } from './scale.js'
@@ -28,6 +28,7 @@ const USAGE = `npm run bench -- [options]
   --perf [a,b|all]         after the rounds, Linux perf (kernel included) of a fresh server under each
                            scenario for --profile-seconds: CPU µs per request by shared object, top symbols
                            (reference-transaction too: get-transaction's CPU against the reference's)
+  --perf-call-graph        with --perf, record call stacks too: the project's functions by inclusive CPU
   --scale                  the scale check: search and statistics at 10k/100k, 100k/1M (and 80 services)
   --quiet-wait S           before each run, wait up to S seconds for other work on the machine to calm down
   --expiry                 also run get-transaction for 75 s across an expiry of the 60 s credential cache
@@ -63,6 +64,7 @@ function parseOptions(argv: string[]): Options {
       profile: { type: 'string' },
       'profile-seconds': { type: 'string', default: '10' },
       perf: { type: 'string' },
+      'perf-call-graph': { type: 'boolean', default: false },
       scale: { type: 'boolean', default: false },
       'quiet-wait': { type: 'string', default: '0' },
       expiry: { type: 'boolean', default: false },
@@ -124,6 +126,7 @@ function parseOptions(argv: string[]): Options {
     profileSeconds: number('profile-seconds', values['profile-seconds'], 1),
     // The reference too: its CPU per request is the yardstick for get-transaction's.
     perf: values.perf === undefined ? [] : names(values.perf, SCENARIO_NAMES.filter((n) => n !== 'baseline')),
+    perfCallGraph: values['perf-call-graph'],
     scale: values.scale,
     quietWait: number('quiet-wait', values['quiet-wait'], 0),
     expiry: values.expiry,
@@ -411,19 +414,19 @@ async function withFreshServer<R>(
   database: BenchDatabase,
   runDir: string,
   target: Target,
-  server: { logName: string; profileDir?: string; profileName?: string },
+  server: { logName: string; profileDir?: string; profileName?: string; nodeFlags?: readonly string[] },
   sample: (fresh: Target, pid: number) => Promise<R>
 ): Promise<R> {
   const port = await freePort()
   const child =
     target.scenario.target === 'reference'
-      ? await startReference(port, database.url, options.serverCpu, path.join(runDir, server.logName.replace('server', 'reference')))
+      ? await startReference(port, database.url, options.serverCpu, path.join(runDir, server.logName.replace('server', 'reference')), server.nodeFlags)
       : await startApiServer({
           entry,
           ...apiServerOptions(options, runDir, database.url, port, server.logName),
           profileDir: server.profileDir,
           profileName: server.profileName,
-          nodeFlags: options.nodeFlags
+          nodeFlags: [...options.nodeFlags, ...(server.nodeFlags ?? [])]
         })
   try {
     await rewind(database, target)
@@ -464,17 +467,23 @@ async function perfScenario(options: Options, entry: string, database: BenchData
   const dir = path.join(runDir, 'perf')
   fs.mkdirSync(dir, { recursive: true })
   const file = path.join(dir, `${target.scenario.name}.perf.data`)
-  const requests = await withFreshServer(options, entry, database, runDir, target, { logName: 'server-perf.log' }, async (sampled, pid) => {
-    const recording = recordPerf(pid, file)
+  const server = { logName: 'server-perf.log', nodeFlags: PERF_NODE_FLAGS }
+  const { requests, pid } = await withFreshServer(options, entry, database, runDir, target, server, async (sampled, pid) => {
+    const recording = recordPerf(pid, file, options.perfCallGraph)
     // perf attaches to every thread before the load starts; the samples before it are idle (none).
     await new Promise((resolve) => setTimeout(resolve, 300))
     const result = await drive(sampled, options, options.profileSeconds)
     await recording.stop()
     log(`perf ${target.scenario.name}: ${Math.round(result.rps)} req/s while sampled`)
-    return result.requests
+    return { requests: result.requests, pid }
   })
   log(`  ${path.relative(ROOT, file)}`)
-  return summarizePerf(file, requests)
+  try {
+    return summarizePerf(file, requests, options.perfCallGraph)
+  } finally {
+    // `perf report` names JavaScript only while V8's map is there: --keep keeps it for reports by hand.
+    if (!options.keep) removePerfMap(pid)
+  }
 }
 
 main().catch((error: unknown) => {
