@@ -170,15 +170,28 @@ export interface ServerOptions {
 }
 
 /**
- * Starts the API as `npm start` does (`node --enable-source-maps --max-semi-space-size=4 --heap-growing-percent=30 dist/main.js`),
- * pinned to a core; `nodeFlags` follow those flags (`--node-flags`, to measure one).
+ * The Node flags of `npm start` (package.json's `start` script: `… node FLAGS dist/main.js`), so the
+ * bench runs the API exactly as it is started, and a change of them is measured without a second
+ * copy to keep in step.
+ */
+export function npmStartFlags(startScript: string): string[] {
+  const match = /\bnode((?:\s+--[^\s]+)*)\s+dist\/main\.js\b/.exec(startScript)
+  if (match === null) throw new Error(`cannot find "node … dist/main.js" in the start script: ${startScript}`)
+  return match[1]!.trim().split(/\s+/).filter((flag) => flag !== '')
+}
+
+const START_FLAGS = npmStartFlags((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start)
+
+/**
+ * Starts the API as `npm start` does (`node` with its flags, `npmStartFlags`), pinned to a core;
+ * `nodeFlags` follow those flags (`--node-flags`, to measure one).
  */
 export async function startApiServer(options: ServerOptions): Promise<Child> {
   const profile = options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', options.profileName ?? 'api.cpuprofile'] : []
   const child = spawnPinned({
     name: 'api server',
     command: process.execPath,
-    args: ['--enable-source-maps', '--max-semi-space-size=4', '--heap-growing-percent=30', ...(options.nodeFlags ?? []), ...profile, options.entry],
+    args: [...START_FLAGS, ...(options.nodeFlags ?? []), ...profile, options.entry],
     cpu: options.cpu,
     logFile: options.logFile,
     cwd: ROOT,
