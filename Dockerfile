@@ -47,5 +47,5 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The same flags as `npm start`; cluster workers (serve --workers N) inherit them.
-ENTRYPOINT ["node", "--enable-source-maps", "--max-semi-space-size=4", "--heap-growing-percent=30", "--single-threaded-gc", "dist/cli.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--heap-growing-percent=30", "--single-threaded-gc", "dist/cli.js"]
 CMD ["serve"]
