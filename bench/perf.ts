@@ -91,6 +91,12 @@ function isProjectFunction(symbol: string): boolean {
   return symbol.startsWith('JS:') && !symbol.includes('/node_modules/') && (symbol.includes('/dist/') || symbol.includes('/bench/reference.'))
 }
 
+/** The share column of a report line (percent as printed), as a fraction; NaN when it is not one. */
+const shareOf = (fields: readonly string[]) => Number.parseFloat(fields[0]!.trim().replace('%', '')) / 100
+
+/** The symbol column (from the `index`th field on: a symbol may hold ';'), without its user or kernel mark. */
+const symbolOf = (fields: readonly string[], index: number) => fields.slice(index).join(';').trim().replace(/^\[[.k]\]\s*/, '')
+
 /**
  * Lines of `perf report --stdio -q -n -t ';' --sort dso[,sym]`: share, sample count, object and,
  * with `sym`, the symbol (`[.] name` in user space, `[k] name` in the kernel).
@@ -101,11 +107,11 @@ export function parseReport(text: string): { samples: number; lines: PerfLine[] 
   for (const raw of text.split('\n')) {
     const fields = raw.split(';')
     if (fields.length < 3) continue
-    const share = Number.parseFloat(fields[0]!.trim().replace('%', '')) / 100
+    const share = shareOf(fields)
     const count = Number.parseInt(fields[1]!.trim(), 10)
     if (!Number.isFinite(share) || !Number.isFinite(count)) continue
     samples += count
-    const symbol = fields.length > 3 ? readableSymbol(fields.slice(3).join(';').trim().replace(/^\[[.k]\]\s*/, '')) : ''
+    const symbol = fields.length > 3 ? readableSymbol(symbolOf(fields, 3)) : ''
     lines.push({ object: objectName(fields[2]!), symbol, share })
   }
   return { samples, lines }
@@ -121,9 +127,9 @@ export function parseInclusive(text: string, count = 15): PerfLine[] {
   for (const raw of text.split('\n')) {
     const fields = raw.split(';')
     if (fields.length < 4) continue
-    const symbol = fields.slice(3).join(';').trim().replace(/^\[[.k]\]\s*/, '')
+    const symbol = symbolOf(fields, 3)
     if (!isProjectFunction(symbol)) continue
-    const share = Number.parseFloat(fields[0]!.trim().replace('%', '')) / 100
+    const share = shareOf(fields)
     if (!Number.isFinite(share)) continue
     const name = readableSymbol(symbol)
     byFunction.set(name, (byFunction.get(name) ?? 0) + share)

@@ -109,6 +109,7 @@ function parseOptions(argv: string[]): Options {
   const selected = names(values.scenarios, SCENARIO_NAMES)
   const cpu = (raw: string) => (raw === 'none' ? null : number('cpu', raw, 0))
   const workers = number('workers', values.workers, 1)
+  if (values['perf-call-graph'] && values.perf === undefined) throw new Error('--perf-call-graph goes with --perf (the scenarios to sample)')
   if (workers > 1 && db !== 'postgres') throw new Error('--workers above 1 needs --db postgres (several processes cannot share SQLite)')
   return {
     db,
@@ -206,7 +207,6 @@ async function main(): Promise<void> {
   const entry = options.build ? buildServer(log) : path.join(BENCH_DIR, 'build', 'dist', 'main.js')
   if (!fs.existsSync(entry)) throw new Error(`no build at ${entry}; run without --no-build`)
   if (options.compare !== null && options.scale) throw new Error('--compare goes with the main scenarios, not --scale')
-  if (options.perfCallGraph && options.perf.length === 0) throw new Error('--perf-call-graph goes with --perf (the scenarios to sample)')
   const compared = options.compare === null ? null : { revision: options.compare, ...buildRevision(options.compare, log) }
   const machine = await machineInfo(options.postgresUrl)
   if (options.db === 'postgres' && machine.postgres === null) throw new Error(`PostgreSQL does not answer at ${options.postgresUrl}`)

@@ -47,6 +47,12 @@ export class RateLimiter implements RateLimitStore {
     return window
   }
 
+  /** The window counting under `key` now, if there is one; an ended window counts nothing. */
+  private liveWindow(key: string): { count: number; resetAt: number } | undefined {
+    const window = this.windows.get(key)
+    return window !== undefined && window.resetAt > this.clock.now() ? window : undefined
+  }
+
   private decision(window: { count: number; resetAt: number }, limit: number): RateDecision {
     return {
       allowed: window.count <= limit,
@@ -64,9 +70,10 @@ export class RateLimiter implements RateLimitStore {
   /** Says whether `key` has already used up `limit`, without counting anything. */
   exhausted(key: string, limit: number, windowMs: number): RateDecision {
     // Asking creates no window: only counted events take room among the `maxKeys` kept.
-    const window = this.windows.get(key)
-    if (window === undefined || window.resetAt <= this.clock.now()) return { allowed: true, retryAfterSeconds: Math.max(1, Math.ceil(windowMs / 1000)) }
-    return { ...this.decision(window, limit - 1), allowed: window.count < limit }
+    const window = this.liveWindow(key)
+    if (window === undefined) return { allowed: true, retryAfterSeconds: Math.max(1, Math.ceil(windowMs / 1000)) }
+    // Allowed while the next event would still be within the limit.
+    return this.decision(window, limit - 1)
   }
 
   /**
@@ -74,14 +81,14 @@ export class RateLimiter implements RateLimitStore {
    * check every admitted customer request makes twice (auth.ts `customerAdmittedAtOnce`).
    */
   hasRoom(key: string, limit: number): boolean {
-    const window = this.windows.get(key)
-    return window === undefined || window.resetAt <= this.clock.now() || window.count < limit
+    const window = this.liveWindow(key)
+    return window === undefined || window.count < limit
   }
 
   /** Takes back one event counted by `hit` in the current window. */
   refund(key: string): void {
-    const window = this.windows.get(key)
-    if (window !== undefined && window.resetAt > this.clock.now() && window.count > 0) window.count -= 1
+    const window = this.liveWindow(key)
+    if (window !== undefined && window.count > 0) window.count -= 1
   }
 
   private sweep(now: number): void {
