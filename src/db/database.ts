@@ -7,6 +7,7 @@ import type { DB } from './schema.js'
 import { kyselySqliteDatabase, openSqliteConnection, SqliteDirect, openSqliteReader, SqliteReadSnapshot, sqliteRunner, StatementCache } from './sqlite.js'
 import { SqliteCheckpointer } from './sqlite-checkpointer.js'
 import { postgresUnitOfWork, SqliteGroupCommit, type UnitOfWork } from './unit-of-work.js'
+import { WriteOutcomes } from './write-outcomes.js'
 
 /** An open database: the writer, the reader for hot queries, and the unit of work for use cases. */
 export interface Database {
@@ -17,6 +18,8 @@ export interface Database {
   readonly reader: QueryRunner
   /** One database transaction per use case; group commit on SQLite. */
   readonly unitOfWork: UnitOfWork
+  /** When the unit of work last committed, and last found the database refusing writes (/readyz). */
+  readonly writes: WriteOutcomes
   /** Listeners told of every SQL text executed; tests count queries with them. */
   readonly queries: QueryListeners
   /**
@@ -53,6 +56,7 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
     dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, statements, endSnapshot) }),
     log: logTo(queries)
   })
+  const writes = new WriteOutcomes(sqliteDialect)
   const reader: QueryRunner =
     snapshot === null
       ? { rows: async <R>(text: string, parameters: readonly unknown[]) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows as R[] }
@@ -61,7 +65,8 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
     db,
     dialect: sqliteDialect,
     reader,
-    unitOfWork: new SqliteGroupCommit(db, new SqliteDirect(statements, queries, endSnapshot), checkpointer ?? undefined),
+    unitOfWork: new SqliteGroupCommit(db, new SqliteDirect(statements, queries, endSnapshot), checkpointer ?? undefined, writes),
+    writes,
     queries,
     dataVersion: snapshot === null ? null : () => snapshot.dataVersion(),
     ping: async () => {
@@ -86,11 +91,13 @@ function openPostgres(settings: DatabaseSettings, url: string): Database {
     ...(settings.databasePoolQueueMax === undefined ? {} : { poolQueueMax: settings.databasePoolQueueMax })
   })
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: kyselyPostgresPool(pool) }), log: logTo(queries) })
+  const writes = new WriteOutcomes(postgresDialect)
   return {
     db,
     dialect: postgresDialect,
     reader: postgresRunner(pool, queries),
-    unitOfWork: postgresUnitOfWork(db, postgresDialect),
+    unitOfWork: postgresUnitOfWork(db, postgresDialect, writes),
+    writes,
     queries,
     dataVersion: null,
     ping: async () => {

@@ -125,7 +125,9 @@ export const postgresDialect: Dialect = {
     // 08: connection exception; 53: insufficient resources; 57P: operator intervention; 57014: statement timeout.
     // 3D000: the database does not exist; 28: the server refuses our credentials. Either way the
     // database cannot be reached (503), not a bug in the request (was 500).
-    if (/^(08|53|57P|28)/.test(code) || code === '57014' || code === '3D000') return true
+    // 25006: the database takes no writes now (a hot standby, default_transaction_read_only): 503
+    // like a full disk on SQLite (SQLITE_READONLY), and /readyz fails with it (issue 25).
+    if (/^(08|53|57P|28)/.test(code) || code === '57014' || code === '3D000' || code === '25006') return true
     const message = errorMessage(error)
     return PG_UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment)) || isClosed(error)
   },

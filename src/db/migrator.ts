@@ -11,6 +11,7 @@ import * as m0008 from './migrations/0008_customer_name_prefixes.js'
 import * as m0009 from './migrations/0009_data_key.js'
 import * as m0010 from './migrations/0010_folded_name_keys.js'
 import * as m0011 from './migrations/0011_history_follows.js'
+import * as m0012 from './migrations/0012_health_probe.js'
 import type { DB } from './schema.js'
 
 type DialectMigration = { up(db: Kysely<any>, dialect: Dialect): Promise<void> }
@@ -27,7 +28,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0008_customer_name_prefixes': m0008,
   '0009_data_key': m0009,
   '0010_folded_name_keys': m0010,
-  '0011_history_follows': m0011
+  '0011_history_follows': m0011,
+  '0012_health_probe': m0012
 }
 
 /** The names of this code base's migrations, in order. */

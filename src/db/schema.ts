@@ -5,6 +5,7 @@ import type { OutboxTable } from '../modules/notifications/outbox.table.js'
 import type { OrderHistoryTable, OrdersTable, ReceiptLinesTable } from '../modules/orders/orders.table.js'
 import type { TrackingTokensTable } from '../modules/tracking/tracking.table.js'
 import type { DataKeyTable } from '../modules/payments/data-key.table.js'
+import type { HealthProbeTable } from '../platform/health-probe.table.js'
 import type { IdempotencyKeysTable } from '../platform/idempotency.table.js'
 
 /** The whole database as Kysely sees it: each module contributes its tables. */
@@ -23,4 +24,5 @@ export interface DB {
   outbox: OutboxTable
   tracking_tokens: TrackingTokensTable
   data_key: DataKeyTable
+  health_probe: HealthProbeTable
 }

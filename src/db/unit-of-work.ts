@@ -2,6 +2,7 @@ import type { ControlledTransaction, Kysely, Transaction } from 'kysely'
 import type { Dialect } from './dialect.js'
 import { allowDirect, forgetDirect, type DirectStatements } from './direct.js'
 import type { SqliteCheckpointer } from './sqlite-checkpointer.js'
+import type { WriteOutcomes } from './write-outcomes.js'
 import type { DB } from './schema.js'
 
 /** The body of a use case: every statement it runs goes through `trx`; no network I/O inside. */
@@ -28,16 +29,21 @@ export class RetryUseCase extends Error {
 /**
  * PostgreSQL: one pooled connection and transaction per use case. A deadlock or serialisation
  * failure (possible when two use cases lock rows in different orders), or a `RetryUseCase`, is
- * retried twice.
+ * retried twice. `outcomes` is told of each commit and failure (/readyz, issue 25).
  */
-export function postgresUnitOfWork(db: Kysely<DB>, dialect: Dialect): UnitOfWork {
+export function postgresUnitOfWork(db: Kysely<DB>, dialect: Dialect, outcomes?: WriteOutcomes): UnitOfWork {
   return {
     async run<T>(work: Work<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await db.transaction().execute(work)
+          const value = await db.transaction().execute(work)
+          outcomes?.committed()
+          return value
         } catch (error) {
-          if (attempt >= 3 || !(error instanceof RetryUseCase || dialect.isRetryable(error))) throw error
+          if (attempt >= 3 || !(error instanceof RetryUseCase || dialect.isRetryable(error))) {
+            outcomes?.failed(error)
+            throw error
+          }
         }
       }
     }
@@ -76,7 +82,9 @@ export class SqliteGroupCommit implements UnitOfWork {
     private readonly db: Kysely<DB>,
     private readonly direct: DirectStatements,
     /** Told of each commit; it checkpoints the WAL off the event loop. */
-    readonly checkpointer?: SqliteCheckpointer
+    readonly checkpointer?: SqliteCheckpointer,
+    /** Told of each commit and failure (/readyz, issue 25). */
+    private readonly outcomes?: WriteOutcomes
   ) {}
 
   run<T>(work: Work<T>): Promise<T> {
@@ -113,6 +121,7 @@ export class SqliteGroupCommit implements UnitOfWork {
     try {
       trx = await this.db.startTransaction().execute()
     } catch (error) {
+      this.outcomes?.failed(error)
       job.reject(error)
       return
     }
@@ -121,8 +130,10 @@ export class SqliteGroupCommit implements UnitOfWork {
       value = await this.withDirect(trx, () => job.work(trx))
       await trx.commit().execute()
       this.checkpointer?.committed()
+      this.outcomes?.committed()
     } catch (error) {
       await trx.rollback().execute().catch(() => {})
+      this.outcomes?.failed(error)
       job.reject(error)
       return
     }
@@ -134,6 +145,7 @@ export class SqliteGroupCommit implements UnitOfWork {
     try {
       trx = await this.db.startTransaction().execute()
     } catch (error) {
+      this.outcomes?.failed(error)
       for (const job of batch) job.reject(error)
       return
     }
@@ -146,15 +158,20 @@ export class SqliteGroupCommit implements UnitOfWork {
       })
       await trx.commit().execute()
       this.checkpointer?.committed()
+      this.outcomes?.committed()
     } catch (error) {
       await trx.rollback().execute().catch(() => {})
+      this.outcomes?.failed(error)
       for (const job of batch) job.reject(error)
       return
     }
     batch.forEach((job, index) => {
       const outcome = outcomes[index]!
       if (outcome.ok) job.resolve(outcome.value)
-      else job.reject(outcome.error)
+      else {
+        this.outcomes?.failed(outcome.error)
+        job.reject(outcome.error)
+      }
     })
   }
 

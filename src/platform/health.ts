@@ -5,11 +5,13 @@ import { sendProblem } from './error-handler.js'
 import type { Metrics } from './metrics.js'
 import { problemResponses, textAnswer } from './schemas.js'
 import { problems } from './problems.js'
+import { WriteReadiness } from './write-readiness.js'
 
 const Status = Type.Object({ status: Type.String() })
 
 /** D-71: liveness, readiness and Prometheus metrics; none of them need credentials. */
 export function registerHealth(app: App, database: Database, metrics: Metrics): void {
+  const writes = new WriteReadiness(database)
   app.get(
     '/healthz',
     { schema: { tags: ['operations'], operationId: 'healthz', summary: 'The process is alive', response: { 200: Status } } },
@@ -22,13 +24,15 @@ export function registerHealth(app: App, database: Database, metrics: Metrics): 
       schema: {
         tags: ['operations'],
         operationId: 'readyz',
-        summary: 'The database answers',
+        summary: 'The database answers and takes writes',
         response: { 200: Status, ...problemResponses(['unavailable']) }
       }
     },
     async (request, reply) => {
       try {
         await database.ping()
+        // Issue 25: a database that answers reads but refuses writes (a full disk) is not ready either.
+        await writes.check()
         return { status: 'ready' }
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed')

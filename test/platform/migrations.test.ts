@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.js'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
 
-const ALL = ['0001_platform', '0002_customers', '0003_catalogue', '0004_orders', '0005_outbox', '0006_tracking', '0007_items_visible_index', '0008_customer_name_prefixes', '0009_data_key', '0010_folded_name_keys', '0011_history_follows']
+const ALL = ['0001_platform', '0002_customers', '0003_catalogue', '0004_orders', '0005_outbox', '0006_tracking', '0007_items_visible_index', '0008_customer_name_prefixes', '0009_data_key', '0010_folded_name_keys', '0011_history_follows', '0012_health_probe']
 const PROCESSES = 3
 
 for (const dialect of DIALECTS) {

@@ -1,0 +1,6 @@
+/** `health_probe`: the one row /readyz writes to learn whether the database takes writes (issue 25). */
+export interface HealthProbeTable {
+  id: number
+  /** When it was last written, ms since the epoch. */
+  probed_at: number
+}
