@@ -29,8 +29,8 @@ import { createLogger } from './platform/logger.js'
 import { registerMaintenance } from './platform/maintenance.js'
 import { Metrics } from './platform/metrics.js'
 import { registerOpenApi, registerOpenApiRoutes } from './platform/openapi.js'
-import type { RateLimitStore } from './platform/rate-limit.js'
-import { createRateLimitStore } from './platform/rate-limit.redis.js'
+import type { RateLimitStores } from './platform/rate-limit.js'
+import { createRateLimitStores } from './platform/rate-limit.redis.js'
 import { answerBeforeRouting, registerRequestContext, requestIdOf } from './platform/request-context.js'
 import { VERSION } from './version.js'
 
@@ -53,7 +53,7 @@ export interface AppContext {
   readonly clock: Clock
   readonly dataKey: Buffer
   readonly auth: Authenticator
-  readonly limiter: RateLimitStore
+  readonly rateLimits: RateLimitStores
   readonly writes: Writes
   readonly metrics: Metrics
   readonly logger: Logger
@@ -88,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const clock = deps.clock ?? systemClock
   const logger = deps.logger ?? createLogger(deps.config.logLevel)
   // Issue 10: counters shared through Redis when REDIS_URL is set, else in this process (D-14).
-  const limiter = createRateLimitStore({ redisUrl: deps.config.redisUrl, clock, logger })
+  const rateLimits = createRateLimitStores({ redisUrl: deps.config.redisUrl, clock, logger, maxKeys: deps.config.rateLimitMaxKeys })
   const metrics = new Metrics()
   registerOutboxMetrics(metrics, deps.database)
   metrics.addGauge('password_hashes', `Password hashes (scrypt, 32 MiB each) running, at most ${MAX_CONCURRENT_PASSWORD_HASHES}, and waiting for a turn.`, ['state'], async () => [
@@ -114,8 +114,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     database: deps.database,
     clock,
     dataKey: deps.dataKey,
-    auth: new Authenticator(credentialStore(deps.database), new VerifiedCredentialCache(clock), limiter),
-    limiter,
+    auth: new Authenticator(credentialStore(deps.database), new VerifiedCredentialCache(clock), rateLimits.signIn),
+    rateLimits,
     writes: new Writes(deps.database, clock, deps.dataKey),
     metrics,
     logger,
@@ -168,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerHealth(app, deps.database, metrics)
 
   await registerModules(app, context)
-  app.addHook('onClose', async () => limiter.close?.())
+  app.addHook('onClose', async () => rateLimits.close())
   registerMaintenance(app, [{ name: 'expired idempotency keys', run: () => context.writes.purgeExpired() }], logger as FastifyBaseLogger)
 
   await registerOpenApiRoutes(app)

@@ -52,6 +52,8 @@ export interface Config {
   readonly workers: number
   /** REDIS_URL [unset: per process]: where rate-limit counters are shared between API processes (D-14). */
   readonly redisUrl: string | null
+  /** RATE_LIMIT_MAX_KEYS [100000]: rate-limit counters kept in memory, per store (D-14, SECURITY.md "Rate limits"). */
+  readonly rateLimitMaxKeys: number
   /** WORKER_METRICS_PORT [unset: none]: where `service-ordering worker` serves /healthz, /readyz and /metrics. */
   readonly workerMetricsPort: number | null
 }
@@ -271,6 +273,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolQueueMax: integer(env, 'DATABASE_POOL_QUEUE_MAX', 1000, 0, 100_000),
     workers: integer(env, 'WORKERS', 1, 1, 64, 'WORKERS (or serve --workers)'),
     redisUrl: httpUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    rateLimitMaxKeys: integer(env, 'RATE_LIMIT_MAX_KEYS', 100_000, 10, 10_000_000),
     workerMetricsPort: text(env, 'WORKER_METRICS_PORT') === undefined ? null : integer(env, 'WORKER_METRICS_PORT', 0, 0, 65535)
   }
   // Several API processes on one SQLite file would queue for its single writer with the event loop

@@ -7,7 +7,8 @@ import { parseBasicAuthorization, type BasicCredentials } from './basic-auth.js'
 import type { VerifiedCredentialCache } from './credential-cache.js'
 import { callerClass, type CallerClass, type Principal } from './principal.js'
 import { problems } from './problems.js'
-import { LIMITS, RateLimiter, type RateLimitStore } from './rate-limit.js'
+import { RateLimiter, type RateLimitStore } from './rate-limit.js'
+import { addressCounterKey, counterKey, LIMITS } from './rate-limit.rules.js'
 import { addProblems } from './schemas.js'
 
 type StoredApiKey = { role: ApiKeyRole; secret_hash: string; revoked_at: number | null }
@@ -71,7 +72,7 @@ export class Authenticator {
   private customerAdmittedAtOnce(credentials: BasicCredentials, clientAddress: string): Principal | undefined {
     const counts = this.countsInMemory
     if (counts === undefined) return undefined
-    if (!counts.hasRoom(addressFailKey(clientAddress), LIMITS.signInCallsPerAddress.limit)) return undefined
+    if (!counts.hasRoom(addressFailKey(clientAddress), LIMITS.failedCredentialsPerAddress.limit)) return undefined
     const email = normalizeEmail(credentials.user)
     if (!counts.hasRoom(emailFailKey(email), LIMITS.failedSignInsPerEmail.limit)) return undefined
     const login = this.store.keptCustomerLogin?.(email)?.value
@@ -81,12 +82,13 @@ export class Authenticator {
 
   private async authenticateCustomer(credentials: BasicCredentials, clientAddress: string): Promise<Principal> {
     // Failed customer credentials count per address too, so guessing across many e-mails is bounded.
-    const addressCheck = this.limiter.exhausted(addressFailKey(clientAddress), LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
+    const { limit, windowMs } = LIMITS.failedCredentialsPerAddress
+    const addressCheck = this.limiter.exhausted(addressFailKey(clientAddress), limit, windowMs)
     const address = addressCheck instanceof Promise ? await addressCheck : addressCheck
     if (!address.allowed) throw problems.rateLimited(address.retryAfterSeconds)
     const customerId = await this.checkCustomerPassword(credentials.user, credentials.password)
     if (customerId === null) {
-      await this.limiter.hit(addressFailKey(clientAddress), LIMITS.signInCallsPerAddress.limit, LIMITS.signInCallsPerAddress.windowMs)
+      await this.limiter.hit(addressFailKey(clientAddress), limit, windowMs)
       throw problems.unauthenticated()
     }
     return { kind: 'customer', customerId }
@@ -191,8 +193,8 @@ export class Authenticator {
 }
 
 // The counters of D-14, one place for their keys: the check at once and the full check must read the same.
-const addressFailKey = (clientAddress: string) => `basic-fail:${clientAddress}`
-const emailFailKey = (email: string) => `signin-fail:${email}`
+const addressFailKey = (clientAddress: string) => addressCounterKey(LIMITS.failedCredentialsPerAddress, clientAddress)
+const emailFailKey = (email: string) => counterKey(LIMITS.failedSignInsPerEmail, email)
 
 // Compared against when the key id is unknown, so a miss does the same work as a wrong secret.
 const UNKNOWN_KEY_HASH = sha256Hex('no such key')

@@ -23,37 +23,58 @@ export interface RateLimitStore {
   close?(): Promise<void>
 }
 
+/** One fixed-window counter: its events, when the window ends, its limit, and its fill level. */
+interface Window {
+  count: number
+  resetAt: number
+  limit: number
+  level: number
+}
+
+// Counters under their limit are kept in this many levels of fill, emptiest forgotten first; the
+// level after them holds the counters at their limit, which are never forgotten in their window (D-14).
+const UNDER_LEVELS = 4
+const REACHED = UNDER_LEVELS
+
+const levelOf = (count: number, limit: number): number => (count >= limit ? REACHED : Math.floor((count * UNDER_LEVELS) / limit))
+
 /**
  * Fixed-window counters kept in this process's memory (D-14). Several API processes each keep
  * their own counts, so a client spread over N processes gets up to N times the limit unless
  * REDIS_URL is set (rate-limit.redis.ts); documented in the README.
+ *
+ * At most `maxKeys` counters are kept. To count a new key when full, the store forgets a counter
+ * under its limit: the emptiest, oldest first, so a flood of one-call keys pushes out only its own
+ * kind. A counter at its limit is never forgotten before its window ends (D-14): when every counter
+ * kept is at its limit, a new key is refused (not allowed, nothing kept) until a window ends. That
+ * state costs an attacker `maxKeys` keys each driven to its limit within one window.
  */
 export class RateLimiter implements RateLimitStore {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>()
+  private readonly windows = new Map<string, Window>()
+  // The keys of `windows` by level, each in the order they reached it (oldest first).
+  private readonly levels: Set<string>[] = Array.from({ length: REACHED + 1 }, () => new Set<string>())
+  // No counter at its limit ends before this: sweeping the reached level sooner would find nothing.
+  private nextReachedEnd = Number.POSITIVE_INFINITY
+  /** New keys refused because every counter kept was at its limit (diagnostics, tests). */
+  refusedForRoom = 0
 
   constructor(
     private readonly clock: Clock,
-    private readonly maxKeys = 100_000
+    readonly maxKeys = 100_000
   ) {}
 
-  private window(key: string, windowMs: number): { count: number; resetAt: number } {
-    const now = this.clock.now()
-    let window = this.windows.get(key)
-    if (window === undefined || window.resetAt <= now) {
-      if (this.windows.size >= this.maxKeys) this.sweep(now)
-      window = { count: 0, resetAt: now + windowMs }
-      this.windows.set(key, window)
-    }
-    return window
+  /** How many counters are kept, live or ended. */
+  get size(): number {
+    return this.windows.size
   }
 
   /** The window counting under `key` now, if there is one; an ended window counts nothing. */
-  private liveWindow(key: string): { count: number; resetAt: number } | undefined {
+  private liveWindow(key: string): Window | undefined {
     const window = this.windows.get(key)
     return window !== undefined && window.resetAt > this.clock.now() ? window : undefined
   }
 
-  private decision(window: { count: number; resetAt: number }, limit: number): RateDecision {
+  private decision(window: Window, limit: number): RateDecision {
     return {
       allowed: window.count <= limit,
       retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - this.clock.now()) / 1000))
@@ -62,8 +83,24 @@ export class RateLimiter implements RateLimitStore {
 
   /** Counts one event under `key` and says whether it is within `limit` per `windowMs`. */
   hit(key: string, limit: number, windowMs: number): RateDecision {
-    const window = this.window(key, windowMs)
+    const now = this.clock.now()
+    let window = this.windows.get(key)
+    if (window === undefined) {
+      if (!this.makeRoom(now)) return this.refuseForRoom(now, windowMs)
+      window = { count: 0, resetAt: now + windowMs, limit, level: 0 }
+      this.windows.set(key, window)
+      this.levels[0]!.add(key)
+    } else if (window.resetAt <= now) {
+      // A new window for a kept key: the newest of the emptiest level.
+      window.count = 0
+      window.resetAt = now + windowMs
+      this.levels[window.level]!.delete(key)
+      this.levels[0]!.add(key)
+      window.level = 0
+    }
+    window.limit = limit
     window.count += 1
+    this.settle(key, window)
     return this.decision(window, limit)
   }
 
@@ -88,24 +125,67 @@ export class RateLimiter implements RateLimitStore {
   /** Takes back one event counted by `hit` in the current window. */
   refund(key: string): void {
     const window = this.liveWindow(key)
-    if (window !== undefined && window.count > 0) window.count -= 1
+    if (window === undefined || window.count === 0) return
+    window.count -= 1
+    this.settle(key, window)
   }
 
-  private sweep(now: number): void {
-    for (const [key, window] of this.windows) {
-      if (window.resetAt <= now) this.windows.delete(key)
+  /** Moves a counter to the level of its count, as the newest there. */
+  private settle(key: string, window: Window): void {
+    const level = levelOf(window.count, window.limit)
+    if (level === REACHED && window.resetAt < this.nextReachedEnd) this.nextReachedEnd = window.resetAt
+    if (level === window.level) return
+    this.levels[window.level]!.delete(key)
+    this.levels[level]!.add(key)
+    window.level = level
+  }
+
+  /** Room for one more counter: forgets the emptiest, oldest one under its limit, else ended ones at it. */
+  private makeRoom(now: number): boolean {
+    if (this.windows.size < this.maxKeys) return true
+    for (let level = 0; level < REACHED; level++) {
+      const oldest = this.levels[level]!.values().next()
+      if (oldest.done !== true) {
+        this.forget(oldest.value)
+        return true
+      }
     }
-    // Still full of live windows: drop the oldest rather than grow without bound.
-    while (this.windows.size >= this.maxKeys) {
-      const oldest = this.windows.keys().next().value
-      if (oldest === undefined) break
-      this.windows.delete(oldest)
+    if (now >= this.nextReachedEnd) this.sweepReached(now)
+    return this.windows.size < this.maxKeys
+  }
+
+  private sweepReached(now: number): void {
+    let next = Number.POSITIVE_INFINITY
+    for (const key of this.levels[REACHED]!) {
+      const window = this.windows.get(key)!
+      if (window.resetAt <= now) this.forget(key)
+      else if (window.resetAt < next) next = window.resetAt
     }
+    this.nextReachedEnd = next
+  }
+
+  private forget(key: string): void {
+    const window = this.windows.get(key)
+    if (window === undefined) return
+    this.levels[window.level]!.delete(key)
+    this.windows.delete(key)
+  }
+
+  /** Every counter kept is at its limit: refuse the new key until the first of them ends (D-14). */
+  private refuseForRoom(now: number, windowMs: number): RateDecision {
+    this.refusedForRoom++
+    const waitMs = Math.min(windowMs, this.nextReachedEnd - now)
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) }
   }
 }
 
-/** D-14 limits, in one place. */
-export const LIMITS = {
-  failedSignInsPerEmail: { limit: 10, windowMs: 15 * 60_000 },
-  signInCallsPerAddress: { limit: 60, windowMs: 60_000 }
-} as const
+/**
+ * The app's counters, one store per family of limits, so that a flood counted under one can never
+ * push out the counters of another (D-14): sign-in and password reset, and the tracking page.
+ */
+export interface RateLimitStores {
+  readonly signIn: RateLimitStore
+  readonly tracking: RateLimitStore
+  /** Releases connections, if any. */
+  close(): Promise<void>
+}

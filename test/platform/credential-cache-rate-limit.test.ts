@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ManualClock } from '../../src/common/clock.js'
 import { VerifiedCredentialCache } from '../../src/platform/credential-cache.js'
-import { LIMITS, RateLimiter } from '../../src/platform/rate-limit.js'
+import { RateLimiter } from '../../src/platform/rate-limit.js'
+import { LIMITS } from '../../src/platform/rate-limit.rules.js'
 import { hashPassword, sha256Hex } from '../../src/common/crypto.js'
 import { Authenticator } from '../../src/platform/auth.js'
 import { basic, describeEachDialect } from '../helpers/app.js'
@@ -81,141 +82,6 @@ describe('VerifiedCredentialCache (D-13)', () => {
       assert.ok(!JSON.stringify(entry).includes('plain-text-password'))
       assert.ok(!entry.digest.toString('utf8').includes('plain-text-password'))
     }
-  })
-})
-
-describe('RateLimiter (D-14)', () => {
-  it('should allow `limit` events per window, then refuse with the seconds left', () => {
-    const clock = new ManualClock()
-    const limiter = new RateLimiter(clock)
-    for (let i = 1; i <= 10; i++) assert.equal(limiter.hit('k', 10, 15 * 60_000).allowed, true, `hit ${i}`)
-    clock.advance(60_000)
-    assert.deepEqual(limiter.hit('k', 10, 15 * 60_000), { allowed: false, retryAfterSeconds: 14 * 60 })
-    clock.advance(30_500)
-    assert.deepEqual(limiter.hit('k', 10, 15 * 60_000), { allowed: false, retryAfterSeconds: 13 * 60 + 30 })
-  })
-
-  it('should reset when the window ends', () => {
-    const clock = new ManualClock()
-    const limiter = new RateLimiter(clock)
-    for (let i = 0; i < 3; i++) limiter.hit('k', 2, 60_000)
-    assert.equal(limiter.hit('k', 2, 60_000).allowed, false)
-    clock.advance(59_999)
-    assert.equal(limiter.hit('k', 2, 60_000).allowed, false)
-    clock.advance(1)
-    assert.equal(limiter.hit('k', 2, 60_000).allowed, true)
-    assert.equal(limiter.hit('k', 2, 60_000).allowed, true)
-    assert.equal(limiter.hit('k', 2, 60_000).allowed, false)
-  })
-
-  it('should never say to retry in less than 1 second', () => {
-    const clock = new ManualClock()
-    const limiter = new RateLimiter(clock)
-    limiter.hit('k', 1, 1000)
-    clock.advance(999)
-    assert.deepEqual(limiter.hit('k', 1, 1000), { allowed: false, retryAfterSeconds: 1 })
-  })
-
-  it('should check without counting', () => {
-    const clock = new ManualClock()
-    const limiter = new RateLimiter(clock)
-    for (let i = 0; i < 5; i++) assert.equal(limiter.exhausted('k', 2, 60_000).allowed, true)
-    limiter.hit('k', 2, 60_000)
-    assert.equal(limiter.exhausted('k', 2, 60_000).allowed, true)
-    limiter.hit('k', 2, 60_000)
-    const decision = limiter.exhausted('k', 2, 60_000)
-    assert.deepEqual(decision, { allowed: false, retryAfterSeconds: 60 })
-    clock.advance(60_000)
-    assert.equal(limiter.exhausted('k', 2, 60_000).allowed, true)
-  })
-
-  it('should answer hasRoom as exhausted(...).allowed at every count, before, in and after the window, refunds too', () => {
-    const clock = new ManualClock()
-    const limiter = new RateLimiter(clock)
-    const agree = (label: string) => {
-      const expected = limiter.exhausted('k', 2, 60_000).allowed
-      assert.equal(limiter.hasRoom('k', 2), expected, label)
-      return expected
-    }
-    assert.equal(agree('no window yet'), true)
-    limiter.hit('k', 2, 60_000)
-    assert.equal(agree('one of two'), true)
-    limiter.hit('k', 2, 60_000)
-    assert.equal(agree('two of two'), false)
-    limiter.hit('k', 2, 60_000)
-    assert.equal(agree('over the limit'), false)
-    limiter.refund('k')
-    limiter.refund('k')
-    assert.equal(agree('refunded back under'), true)
-    limiter.hit('k', 2, 60_000)
-    clock.advance(59_999)
-    assert.equal(agree('last millisecond of the window'), false)
-    clock.advance(1)
-    assert.equal(agree('window over'), true)
-  })
-
-  it('should create no window when hasRoom or exhausted is asked of a key never hit', () => {
-    const clock = new ManualClock()
-    const limiter = new RateLimiter(clock, 2)
-    for (let i = 0; i < 10; i++) {
-      assert.equal(limiter.hasRoom(`k${i}`, 1), true)
-      assert.deepEqual(limiter.exhausted(`e${i}`, 1, 60_000), { allowed: true, retryAfterSeconds: 60 })
-    }
-    // With room for two windows, two hits still fit: nothing was swept or kept for the keys asked about.
-    limiter.hit('a', 1, 60_000)
-    limiter.hit('b', 1, 60_000)
-    assert.equal(limiter.hasRoom('a', 1), false)
-    assert.equal(limiter.hasRoom('b', 1), false)
-  })
-
-  it('should take back a refunded hit in the live window only, never below zero', () => {
-    const clock = new ManualClock()
-    const limiter = new RateLimiter(clock)
-    limiter.hit('k', 2, 60_000)
-    limiter.hit('k', 2, 60_000)
-    assert.equal(limiter.exhausted('k', 2, 60_000).allowed, false)
-    limiter.refund('k')
-    assert.equal(limiter.exhausted('k', 2, 60_000).allowed, true)
-    limiter.refund('k')
-    limiter.refund('k')
-    assert.equal(limiter.hit('k', 2, 60_000).allowed, true)
-    assert.equal(limiter.hit('k', 2, 60_000).allowed, true)
-    assert.equal(limiter.hit('k', 2, 60_000).allowed, false)
-    // A refund after the window ended changes nothing in the next one.
-    clock.advance(60_000)
-    limiter.refund('k')
-    limiter.refund('nothing')
-    assert.equal(limiter.hit('k', 1, 60_000).allowed, true)
-    assert.equal(limiter.hit('k', 1, 60_000).allowed, false)
-  })
-
-  it('should count keys apart', () => {
-    const limiter = new RateLimiter(new ManualClock())
-    limiter.hit('a', 1, 60_000)
-    assert.equal(limiter.hit('a', 1, 60_000).allowed, false)
-    assert.equal(limiter.hit('b', 1, 60_000).allowed, true)
-  })
-
-  it('should stay bounded: expired windows are swept, then the oldest live ones dropped', () => {
-    const clock = new ManualClock()
-    const limiter = new RateLimiter(clock, 3)
-    limiter.hit('old', 1, 1000)
-    limiter.hit('old', 1, 1000)
-    clock.advance(1000)
-    limiter.hit('x', 1, 60_000)
-    limiter.hit('y', 1, 60_000)
-    limiter.hit('z', 1, 60_000) // sweeps the expired 'old'
-    const windows = (limiter as unknown as { windows: Map<string, unknown> }).windows
-    assert.deepEqual([...windows.keys()], ['x', 'y', 'z'])
-    limiter.hit('w', 1, 60_000) // all live: the oldest, 'x', goes
-    assert.deepEqual([...windows.keys()], ['y', 'z', 'w'])
-  })
-
-  it('should hold the limits of D-14', () => {
-    assert.deepEqual(LIMITS, {
-      failedSignInsPerEmail: { limit: 10, windowMs: 15 * 60_000 },
-      signInCallsPerAddress: { limit: 60, windowMs: 60_000 }
-    })
   })
 })
 

@@ -47,6 +47,12 @@ describe('scale-out configuration (issue 10)', () => {
     assert.equal(loadConfig({ REDIS_URL: '' }).redisUrl, null, 'empty is unset (compose passes ${REDIS_URL:-})')
   })
 
+  it('should keep 100,000 rate-limit counters per store by default, and read RATE_LIMIT_MAX_KEYS (D-14)', () => {
+    assert.equal(loadConfig({}).rateLimitMaxKeys, 100_000)
+    assert.equal(loadConfig({ RATE_LIMIT_MAX_KEYS: '50' }).rateLimitMaxKeys, 50)
+    assert.equal(errorOf({ RATE_LIMIT_MAX_KEYS: '9' }), 'RATE_LIMIT_MAX_KEYS must be a whole number from 10 to 10000000 (got "9")')
+  })
+
   it('should refuse another scheme in REDIS_URL without echoing its password', () => {
     const message = errorOf({ REDIS_URL: 'http://user:hunter2@cache:6379' })
     assert.equal(message, 'REDIS_URL must be a URL starting with redis: or rediss: (got "http://user:***@cache:6379")')

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis'
 import { ManualClock, systemClock } from '../../src/common/clock.js'
 import { createLogger } from '../../src/platform/logger.js'
 import { RateLimiter } from '../../src/platform/rate-limit.js'
-import { createRateLimitStore, RedisRateLimitStore } from '../../src/platform/rate-limit.redis.js'
+import { createRateLimitStores, RedisRateLimitStore } from '../../src/platform/rate-limit.redis.js'
 import { basic, TestApp } from '../helpers/app.js'
 import { problem } from '../helpers/assertions.js'
 import { redisReachable } from './harness.js'
@@ -310,9 +310,11 @@ describe('RedisRateLimitStore without a Redis (issue 10)', () => {
     }
   })
 
-  it('should count in memory when REDIS_URL is not set', () => {
-    const limiter = createRateLimitStore({ redisUrl: null, clock: new ManualClock(), logger: createLogger('silent') })
-    assert.ok(limiter instanceof RateLimiter)
+  it('should count in memory when REDIS_URL is not set, sign-in and tracking in stores of their own', () => {
+    const stores = createRateLimitStores({ redisUrl: null, clock: new ManualClock(), logger: createLogger('silent'), maxKeys: 10 })
+    assert.ok(stores.signIn instanceof RateLimiter && stores.tracking instanceof RateLimiter)
+    assert.notEqual(stores.signIn, stores.tracking)
+    assert.equal(stores.signIn.maxKeys, 10)
   })
 })
 

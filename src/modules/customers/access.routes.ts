@@ -1,19 +1,19 @@
 import type { App } from '../../platform/app-types.js'
 import type { RateLimitStore } from '../../platform/rate-limit.js'
+import { callsPerAddress, LIMITS } from '../../platform/rate-limit.rules.js'
 import { operation, textAnswer } from '../../platform/schemas.js'
 import { passwordInNfkc } from './new-password.js'
 import { MessageResponse, ResetConfirmBody, ResetRequestBody, SignInBody, SignInResponse, StatusResponse } from './access.schemas.js'
 import { RESET_PAGE_HEADERS, RESET_PAGE_HTML } from './password-reset.page.js'
 import type { PasswordResetService } from './password-reset.service.js'
 import type { SignInService } from './sign-in.service.js'
-import { signInCallsPerAddress } from './sign-in.limit.js'
 
 const tags = ['customers']
 const LIMIT_NOTE = 'At most 60 sign-in and password-reset calls per client address per minute (D-14).'
 
 /** Sign-in and asking for a reset link: open to every caller (D-12), limited per address (D-14). */
 export function signInRoutes(app: App, signIn: SignInService, reset: PasswordResetService, limiter: RateLimitStore): void {
-  const onRequest = signInCallsPerAddress(limiter)
+  const onRequest = callsPerAddress(limiter, LIMITS.signInOrResetCallsPerAddress)
 
   app.post(
     '/v1/customer/signin',
@@ -55,7 +55,7 @@ export function resetConfirmRoutes(app: App, reset: PasswordResetService, limite
   app.post(
     '/v1/customer/reset_password/confirm',
     {
-      onRequest: signInCallsPerAddress(limiter),
+      onRequest: callsPerAddress(limiter, LIMITS.signInOrResetCallsPerAddress),
       preValidation: passwordInNfkc,
       schema: operation({
         id: 'confirmPasswordReset',
@@ -95,7 +95,7 @@ export function resetPageRoutes(app: App, reset: PasswordResetService, limiter: 
   app.post(
     '/reset-password',
     {
-      onRequest: signInCallsPerAddress(limiter),
+      onRequest: callsPerAddress(limiter, LIMITS.signInOrResetCallsPerAddress),
       preValidation: passwordInNfkc,
       schema: operation({
         id: 'submitPasswordResetPage',

@@ -19,8 +19,8 @@ export function customersModule(context: AppContext) {
     // Every caller: app keys, customers, staff.
     await app.register(
       callersScope(context.auth, ['app', 'customer', 'staff'], (open) => {
-        signInRoutes(open, signIn, reset, context.limiter)
-        resetConfirmRoutes(open, reset, context.limiter)
+        signInRoutes(open, signIn, reset, context.rateLimits.signIn)
+        resetConfirmRoutes(open, reset, context.rateLimits.signIn)
         customerCreateRoutes(open, customers)
       })
     )
@@ -30,6 +30,6 @@ export function customersModule(context: AppContext) {
     await app.register(callersScope(context.auth, ['staff'], (staff) => customerSearchRoutes(staff, search)))
     // The page of the reset link and its own submit endpoint, outside /v1: the token is their
     // credential, since a browser following an e-mailed link holds no API key (D-37).
-    resetPageRoutes(app, reset, context.limiter)
+    resetPageRoutes(app, reset, context.rateLimits.signIn)
   }
 }

@@ -11,6 +11,6 @@ export function trackingModule(context: AppContext) {
     // Customers (their own transactions, checked by the service) and staff; not app keys.
     await app.register(callersScope(context.auth, ['customer', 'staff'], (own) => trackingLinkRoutes(own, tracking)))
     // The page's read, outside /v1: the token is its credential.
-    trackingStatusRoutes(app, tracking, context.limiter)
+    trackingStatusRoutes(app, tracking, context.rateLimits.tracking)
   }
 }

@@ -1,8 +1,8 @@
 import type { App } from '../../platform/app-types.js'
 import { callerOf } from '../../platform/idempotency.js'
 import type { RateLimitStore } from '../../platform/rate-limit.js'
+import { callsPerAddress, LIMITS } from '../../platform/rate-limit.rules.js'
 import { operation } from '../../platform/schemas.js'
-import { trackingCallsPerAddress } from './tracking.limit.js'
 import { TokenParams, TrackingLinkResponse, TrackingStatusResponse, TransactionParams } from './tracking.schemas.js'
 import type { TrackingService } from './tracking.service.js'
 
@@ -54,7 +54,7 @@ export function trackingStatusRoutes(app: App, tracking: TrackingService, limite
   app.post(
     '/track/:token/status',
     {
-      onRequest: trackingCallsPerAddress(limiter),
+      onRequest: callsPerAddress(limiter, LIMITS.trackingCallsPerAddress),
       schema: operation({
         id: 'getTrackingStatus',
         summary: 'Tracking page status',
