@@ -39,8 +39,13 @@ export interface Config {
   readonly httpRequestTimeoutMs: number
   /** HTTP_KEEP_ALIVE_TIMEOUT_MS [72000]: an idle kept-alive connection is closed after this. */
   readonly httpKeepAliveTimeoutMs: number
-  /** HTTP_MAX_CONNECTIONS [1000]: connections open at once; further ones are closed as they arrive. */
+  /** HTTP_MAX_CONNECTIONS [1000]: connections open at once; past it the longest-idle one is closed to make room (issue 25). */
   readonly httpMaxConnections: number
+  /**
+   * HTTP_MAX_CONNECTIONS_PER_ADDRESS [a quarter of HTTP_MAX_CONNECTIONS; all of them with TRUST_PROXY]:
+   * connections one client address (IPv6 by /64) may hold at once (issue 25, platform/connection-slots.ts).
+   */
+  readonly httpMaxConnectionsPerAddress: number
   /** HTTP_MAX_HEADER_SIZE [16384]: bytes of request line and headers; more is 431. */
   readonly httpMaxHeaderSize: number
   // Issue 10 (scale-out on PostgreSQL): pool limits, API processes, shared rate-limit counters.
@@ -225,6 +230,19 @@ function parseHost(env: Env): string {
   return raw
 }
 
+/**
+ * HTTP_MAX_CONNECTIONS_PER_ADDRESS: at most HTTP_MAX_CONNECTIONS. Behind a proxy (TRUST_PROXY) every
+ * connection comes from the proxy, so by default it may hold them all.
+ */
+function connectionsPerAddress(env: Env, max: number, trustProxy: Config['trustProxy']): number {
+  const raw = text(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS')
+  if (raw === undefined) return trustProxy === false ? Math.max(1, Math.floor(max / 4)) : max
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    fail('HTTP_MAX_CONNECTIONS_PER_ADDRESS', `a whole number from 1 to HTTP_MAX_CONNECTIONS (${max})`, raw)
+  }
+  return Number(raw)
+}
+
 /** Reads and validates the environment (D-01, D-02); throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535)
@@ -242,6 +260,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (webhookSecret !== null && !/^(whsec_)?[A-Za-z0-9+/]{32,}={0,2}$/.test(webhookSecret)) {
     throw new ConfigError('WEBHOOK_SECRET must be a base64 secret of at least 24 bytes, optionally prefixed whsec_')
   }
+  const trustProxy = parseTrustProxy(env)
+  const maxConnections = integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000)
 
   const config: Config = {
     port,
@@ -258,7 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapApiKey: parseBootstrapKey(env),
     cardEncryptionKey: parseCardKey(env),
     logLevel: logLevelRaw as LogLevel,
-    trustProxy: parseTrustProxy(env),
+    trustProxy,
     dispatcher: onOff(env, 'DISPATCHER', true),
     production: nodeEnv === 'production',
     sqliteSynchronous: synchronous,
@@ -267,7 +287,8 @@ export function loadConfig(env: Env = process.env): Config {
     httpHeadersTimeoutMs: integer(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     httpKeepAliveTimeoutMs: integer(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
-    httpMaxConnections: integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    httpMaxConnections: maxConnections,
+    httpMaxConnectionsPerAddress: connectionsPerAddress(env, maxConnections, trustProxy),
     httpMaxHeaderSize: integer(env, 'HTTP_MAX_HEADER_SIZE', 16_384, 1024, 1_048_576),
     databasePoolTimeoutMs: integer(env, 'DATABASE_POOL_TIMEOUT_MS', 3000, 1, 600_000),
     databasePoolQueueMax: integer(env, 'DATABASE_POOL_QUEUE_MAX', 1000, 0, 100_000),

@@ -3,10 +3,14 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { FastifyServerOptions } from 'fastify'
 import type { Config } from '../config.js'
+import { ConnectionSlots } from './connection-slots.js'
 import { Problem, problems } from './problems.js'
 import { requestIdOf, storedRequestId } from './request-context.js'
 
-type Limits = Pick<Config, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections' | 'httpMaxHeaderSize'>
+type Limits = Pick<
+  Config,
+  'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections' | 'httpMaxConnectionsPerAddress' | 'httpMaxHeaderSize'
+>
 
 /**
  * Issue 8, slow and hostile clients: what the HTTP server lets a client take.
@@ -47,11 +51,12 @@ export function httpServerOptions(limits: Limits): Pick<FastifyServerOptions, 'r
 }
 
 /**
- * At most HTTP_MAX_CONNECTIONS connections at once: Node closes any further one as it arrives,
- * before reading a byte of it, so a client opening thousands of sockets cannot starve the others.
+ * At most HTTP_MAX_CONNECTIONS connections at once, and HTTP_MAX_CONNECTIONS_PER_ADDRESS from one
+ * client address; at the limit the longest-idle connection makes room, so idle sockets held by
+ * one client cannot shut the others out (issue 25, connection-slots.ts).
  */
 export function limitConnections(server: Server, limits: Limits): void {
-  server.maxConnections = limits.httpMaxConnections
+  new ConnectionSlots({ max: limits.httpMaxConnections, perAddress: limits.httpMaxConnectionsPerAddress }).attach(server)
 }
 
 /**

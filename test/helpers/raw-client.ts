@@ -9,8 +9,9 @@ export class RawClient {
   readonly connected: Promise<void>
   private readonly opened = performance.now()
 
-  constructor(port: number) {
-    this.socket = net.connect({ port, host: '127.0.0.1' })
+  /** `localAddress`: another loopback address (127.0.0.2, …) to connect from, as another client would. */
+  constructor(port: number, localAddress?: string) {
+    this.socket = net.connect({ port, host: '127.0.0.1', ...(localAddress === undefined ? {} : { localAddress }) })
     this.socket.setEncoding('utf8')
     this.socket.on('data', (chunk: string) => (this.received += chunk))
     this.socket.on('error', () => {})

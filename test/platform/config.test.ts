@@ -147,7 +147,11 @@ describe('loadConfig accepted values (D-02)', () => {
     ['DISPATCHER yes', { DISPATCHER: 'YES' }, { dispatcher: true }],
     ['SQLITE_SYNCHRONOUS normal', { SQLITE_SYNCHRONOUS: 'normal' }, { sqliteSynchronous: 'NORMAL' }],
     ['DATABASE_POOL_MAX', { DATABASE_POOL_MAX: '50' }, { databasePoolMax: 50 }],
-    ['STATEMENT_TIMEOUT_MS 0 (none)', { STATEMENT_TIMEOUT_MS: '0' }, { statementTimeoutMs: 0 }]
+    ['STATEMENT_TIMEOUT_MS 0 (none)', { STATEMENT_TIMEOUT_MS: '0' }, { statementTimeoutMs: 0 }],
+    ['HTTP_MAX_CONNECTIONS_PER_ADDRESS unset: a quarter', { HTTP_MAX_CONNECTIONS: '1000' }, { httpMaxConnections: 1000, httpMaxConnectionsPerAddress: 250 }],
+    ['HTTP_MAX_CONNECTIONS_PER_ADDRESS unset behind a proxy: all', { TRUST_PROXY: 'on', HTTP_MAX_CONNECTIONS: '20' }, { httpMaxConnectionsPerAddress: 20 }],
+    ['HTTP_MAX_CONNECTIONS_PER_ADDRESS unset with one connection', { HTTP_MAX_CONNECTIONS: '1' }, { httpMaxConnectionsPerAddress: 1 }],
+    ['HTTP_MAX_CONNECTIONS_PER_ADDRESS', { HTTP_MAX_CONNECTIONS: '20', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '20' }, { httpMaxConnectionsPerAddress: 20 }]
   ]
   for (const [label, env, expected] of cases) {
     it(`should accept ${label}`, () => {
@@ -226,7 +230,22 @@ describe('loadConfig refusals: one line naming the variable and what it accepts 
     ['DISPATCHER unknown', { DISPATCHER: 'sometimes' }, 'DISPATCHER must be on or off (got "sometimes")'],
     ['SQLITE_SYNCHRONOUS unknown', { SQLITE_SYNCHRONOUS: 'OFF' }, 'SQLITE_SYNCHRONOUS must be FULL or NORMAL (got "OFF")'],
     ['DATABASE_POOL_MAX 0', { DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX must be a whole number from 1 to 1000 (got "0")'],
-    ['STATEMENT_TIMEOUT_MS text', { STATEMENT_TIMEOUT_MS: '10s' }, 'STATEMENT_TIMEOUT_MS must be a whole number from 0 to 3600000 (got "10s")']
+    ['STATEMENT_TIMEOUT_MS text', { STATEMENT_TIMEOUT_MS: '10s' }, 'STATEMENT_TIMEOUT_MS must be a whole number from 0 to 3600000 (got "10s")'],
+    [
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS 0',
+      { HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' },
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to HTTP_MAX_CONNECTIONS (1000) (got "0")'
+    ],
+    [
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS above HTTP_MAX_CONNECTIONS',
+      { HTTP_MAX_CONNECTIONS: '20', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '21' },
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to HTTP_MAX_CONNECTIONS (20) (got "21")'
+    ],
+    [
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS a share',
+      { HTTP_MAX_CONNECTIONS_PER_ADDRESS: '10%' },
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS must be a whole number from 1 to HTTP_MAX_CONNECTIONS (1000) (got "10%")'
+    ]
   ]
   for (const [label, env, message] of cases) {
     it(`should refuse ${label}`, () => {
