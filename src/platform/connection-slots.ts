@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import net, { type Socket } from 'node:net'
+import type { Socket } from 'node:net'
+import { clientAddressKey } from './client-address.js'
 import { IdleQueue, QueueLink } from './idle-queue.js'
 
 /** How many connections the server holds open at once, in all and per client address. */
@@ -69,7 +70,7 @@ export class ConnectionSlots {
     const address = socket.remoteAddress
     // No address: the peer is already gone.
     if (address === undefined) return void socket.destroy()
-    const key = peerKey(address)
+    const key = clientAddressKey(address)
     const own = this.peers.get(key)
     if (own !== undefined && own.open >= this.limits.perAddress && !this.evict(own.idle.oldest())) return void socket.destroy()
     if (this.open >= this.limits.max && !this.evict(this.idle.oldest())) return void socket.destroy()
@@ -142,24 +143,3 @@ function socketClosed(this: TrackedSocket): void {
   if (slot !== undefined) slot.owner.closed(slot)
 }
 
-/**
- * D-14: the client a connection counts against: an IPv4 address as it is (an IPv4-mapped IPv6 one
- * as IPv4), an IPv6 address by its /64, the first four groups of its full form.
- */
-export function peerKey(address: string): string {
-  if (address.startsWith('::ffff:') && net.isIPv4(address.slice(7))) return address.slice(7)
-  const bare = address.split('%')[0]!
-  if (!net.isIPv6(bare)) return address
-  const [head = '', tail] = bare.split('::')
-  const groups = head === '' ? [] : head.split(':')
-  // Only the first four groups matter: a gap before them is zeros, and an IPv4 tail lies beyond them.
-  if (tail !== undefined) {
-    const tailGroups = tail === '' ? 0 : tail.split(':').length + (tail.includes('.') ? 1 : 0)
-    while (groups.length < 8 - tailGroups) groups.push('0')
-    groups.push(...(tail === '' ? [] : tail.split(':')))
-  }
-  return `${groups
-    .slice(0, 4)
-    .map((group) => Number.parseInt(group, 16).toString(16))
-    .join(':')}::/64`
-}

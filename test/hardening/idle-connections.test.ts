@@ -8,7 +8,6 @@ import { openDatabase, type Database } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { App } from '../../src/platform/app-types.js'
-import { peerKey } from '../../src/platform/connection-slots.js'
 import { createLogger } from '../../src/platform/logger.js'
 import { basic } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
@@ -226,18 +225,5 @@ describe('requests in flight at HTTP_MAX_CONNECTIONS (issue 25)', () => {
     await kept[0]!.closedWithin(GENEROUS_MS)
     assert.equal(kept[0]!.response().status, 200, 'its one answer, then closed')
     for (const client of kept) client.socket.destroy()
-  })
-})
-
-describe('the client address a connection counts against (D-14)', () => {
-  it('should count IPv4 as it is, IPv4-mapped IPv6 as IPv4, and IPv6 by its /64', () => {
-    assert.equal(peerKey('192.0.2.7'), '192.0.2.7')
-    assert.equal(peerKey('::ffff:192.0.2.7'), '192.0.2.7')
-    for (const address of ['2001:db8::1', '2001:db8::12d', '2001:DB8:0:0:ffff:1:2:3', '2001:0db8:0000:0000::9']) {
-      assert.equal(peerKey(address), '2001:db8:0:0::/64', address)
-    }
-    assert.equal(peerKey('2001:db8:0:1::1'), '2001:db8:0:1::/64')
-    assert.equal(peerKey('fe80::1%eth0'), 'fe80:0:0:0::/64')
-    assert.equal(peerKey('::1'), '0:0:0:0::/64')
   })
 })
