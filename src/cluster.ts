@@ -87,6 +87,9 @@ export async function runPrimary(config: Config, options: { drainMs?: number } =
     const worker = cluster.fork(env)
     slot.worker = worker
     slot.startedAt = Date.now()
+    // Issue 25: a failed send or kill on the worker's channel (one that has just died) is an 'error'
+    // event on it; unheard, it would end the primary and every worker. Its exit is handled below.
+    worker.on('error', (error: Error) => logger.warn({ slot: slot.index, pid: worker.process.pid, err: error }, 'an API worker channel failed'))
     worker.on('message', (message: unknown) => {
       if (!isListeningMessage(message) || announced) return
       listening.add(slot.index)

@@ -46,6 +46,37 @@ function admit(pool: pg.Pool): void {
 }
 
 /**
+ * Issue 25: a connection can lose its server at any moment of its life (a restart, a failover,
+ * pg_terminate_backend), and node-postgres reports that as an 'error' event on the client. pg-pool
+ * listens only while a client is idle or inside pool.query: one checked out through pool.connect()
+ * (Kysely, between a transaction's statements) had no listener, and the event ended the process.
+ * Every client of the pool listens from its creation to its end and keeps the error, so that its
+ * release destroys it instead of lending it again (kyselyPostgresPool).
+ */
+class ListeningClient extends pg.Client {
+  lost: Error | undefined
+  constructor(config?: string | pg.ClientConfig) {
+    super(config)
+    this.on('error', (error: Error) => {
+      this.lost ??= error
+    })
+  }
+}
+
+// SQLSTATE classes that end or taint the session: 08 connection exception, 57P operator
+// intervention (terminated, shutting down, crash), XX internal error.
+const SESSION_ENDING = /^(08|57P|XX)/
+
+/**
+ * Whether a failed statement leaves its connection unfit for the next use case: anything but an
+ * error the server reported on a live session. A lost socket, a FATAL, and a query that got no
+ * answer in time (query_timeout, issue 8: the connection still waits for it) all spoil it.
+ */
+function spoils(error: unknown): boolean {
+  return !(error instanceof pg.DatabaseError) || SESSION_ENDING.test(error.code ?? '')
+}
+
+/**
  * A connection pool that fails fast (503) when exhausted instead of queueing without bound: a
  * caller waits at most `poolTimeoutMs` for a connection, and at most `poolQueueMax` callers wait.
  */
@@ -60,9 +91,10 @@ export function openPostgresPool(options: PostgresOptions): pg.Pool {
     // (a network partition); this client-side bound, a second past it, turns such a wait into 503.
     query_timeout: options.statementTimeoutMs === 0 ? undefined : options.statementTimeoutMs + 1000,
     application_name: 'service-ordering',
-    types
+    types,
+    Client: ListeningClient
   })
-  // An idle client losing its server must not crash the process; the next query reports it.
+  // pg-pool re-emits an idle client's loss here and drops the client; the next query reconnects.
   pool.on('error', () => {})
   QUEUE_MAX.set(pool, options.poolQueueMax ?? 1000)
   return pool
@@ -81,17 +113,17 @@ export function kyselyPostgresPool(pool: pg.Pool): PostgresPool {
     async connect(): Promise<PostgresPoolClient> {
       admit(pool)
       const client = await pool.connect()
-      // A connection whose query got no answer in time (query_timeout) still waits for it: it is
-      // destroyed on release, not handed to the next use case (issue 8).
-      let stuck: Error | undefined
+      // A spoiled connection (issues 8, 25) is destroyed on release, not handed to the next use case;
+      // so is one that lost its server while held with no statement running (ListeningClient).
+      let spoiled: Error | undefined
       const query = (sqlText: string, values: readonly unknown[]) =>
         namedQuery(client, sqlText, values).catch((error: unknown) => {
-          if (error instanceof Error && error.message === 'Query read timeout') stuck = error
+          if (spoils(error)) spoiled ??= error instanceof Error ? error : new Error(String(error))
           throw error
         })
       return {
         query: query as unknown as PostgresPoolClient['query'],
-        release: () => client.release(stuck)
+        release: () => client.release(spoiled ?? (client instanceof ListeningClient ? client.lost : undefined))
       }
     },
     end: () => pool.end()
