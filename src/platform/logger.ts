@@ -44,11 +44,28 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
           path: typeof req.url === 'string' ? req.url.split('?')[0] : undefined,
           ip: req.ip
         }),
-        err: pino.stdSerializers.err
+        err: errorWithoutStack
       }
     },
     destination ?? stdoutLines()
   )
+}
+
+/** Where the error was thrown: the first frame of its stack, without the rest of the trace. */
+function firstFrame(stack: unknown): string | undefined {
+  if (typeof stack !== 'string') return undefined
+  return /\n\s+at (?:.*\()?(.+?)\)?\n/.exec(`${stack}\n`)?.[1]
+}
+
+/**
+ * An error as logged: its type, code, message and where it was thrown, never the whole stack trace
+ * (D-73), so a flood of failures (a database away under load) stays one short line each.
+ */
+function errorWithoutStack(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error, message: String(error) }
+  const code = (error as { code?: unknown }).code
+  const cause = error.cause instanceof Error ? errorWithoutStack(error.cause) : undefined
+  return { type: error.name, message: error.message, code, at: firstFrame(error.stack), cause }
 }
 
 /**

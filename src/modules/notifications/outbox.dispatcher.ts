@@ -151,7 +151,9 @@ export class Dispatcher {
           errors = 0
         } catch (error) {
           errors++
-          this.log.error({ err: error }, 'outbox poll failed')
+          // A database away (restart, failover) is an outage the operator sees in /readyz, not a bug.
+          if (this.deps.database.dialect.isUnavailable(error)) this.log.warn({ err: error }, 'outbox poll failed: database unavailable')
+          else this.log.error({ err: error }, 'outbox poll failed')
         }
       }
       for (const row of claimed) this.begin(row)
