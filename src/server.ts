@@ -114,6 +114,8 @@ export async function startServer(config: Config, options: { logger?: Logger; cl
       throw new Error(`cannot listen on HOST ${config.host} and PORT ${config.port}: ${messageOf(error)}`)
     })
     const running = app
+    // A failed accept (out of file descriptors) is emitted on the server; unheard, it ended the process.
+    running.server.on('error', (error) => logger.warn({ err: error }, 'could not accept a connection'))
     // D-61: the event dispatcher runs in the API process unless DISPATCHER=off (`service-ordering worker`).
     const dispatcher = config.dispatcher ? createDispatcher({ settings: config, database, dataKey, clock, logger }) : null
     dispatcher?.start()
