@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
-import { lostWrites, MixedLoad, prepareFixture, probe, waitUntil, type LoadEvent } from '../test/helpers/chaos-load.js'
+import { type LoadEvent, lostWrites, MixedLoad, prepareFixture, probe, waitUntil } from '../test/helpers/chaos-load.js'
 import { PrivateCluster, privateClusterUnavailable } from '../test/helpers/private-postgres.js'
 import { log } from './driver.js'
 import { BENCH_DIR, BOOTSTRAP, buildServer, createDatabase, freePort, ROOT, startApiServer } from './environment.js'
@@ -87,7 +87,15 @@ interface Part {
  * Starts the API on `databaseUrl`, runs the load, applies `fault` `rounds` times (each once the
  * load has resumed after the one before), then reads back every acknowledged write.
  */
-async function runPart(name: string, entry: string, databaseUrl: string, runDir: string, clients: number, rounds: number, fault: () => Promise<void>): Promise<Part> {
+async function runPart(
+  name: string,
+  entry: string,
+  databaseUrl: string,
+  runDir: string,
+  clients: number,
+  rounds: number,
+  fault: () => Promise<void>
+): Promise<Part> {
   const port = await freePort()
   const api: Child = await startApiServer({
     entry,
@@ -104,7 +112,10 @@ async function runPart(name: string, entry: string, databaseUrl: string, runDir:
   const alive = () => api.process.exitCode === null && api.process.signalCode === null
   const resumed = (since: number, what: string) =>
     waitUntil(`writes acknowledged after ${what}`, () => {
-      if (!alive()) throw new Error(`the API exited (${api.process.exitCode ?? api.process.signalCode}); its log: ${path.join(runDir, `server-${name}.log`)}`)
+      if (!alive())
+        throw new Error(
+          `the API exited (${api.process.exitCode ?? api.process.signalCode}); its log: ${path.join(runDir, `server-${name}.log`)}`
+        )
       return load.writesSince(since) >= 50 && performance.now() - since > 1500
     })
   try {
@@ -116,11 +127,21 @@ async function runPart(name: string, entry: string, databaseUrl: string, runDir:
       await fault()
       await resumed(since, `${name} ${round}`)
       results.push(figures(`${name} ${round}`, load.events, since, await probe(url, '/readyz')))
-      log(`  ${name} ${round}: ${results.at(-1)!.unavailable} answered 503, writes acknowledged again after ${Math.round(results.at(-1)!.recoveredMs)} ms`)
+      log(
+        `  ${name} ${round}: ${results.at(-1)!.unavailable} answered 503, writes acknowledged again after ${Math.round(results.at(-1)!.recoveredMs)} ms`
+      )
     }
     await load.stop()
     const lost = await lostWrites(url, AUTH, load)
-    return { name, rounds: results, answers: load.events.length, acknowledged: load.orders.size + load.customers.size, lost, unexpected: load.unexpected, alive: alive() }
+    return {
+      name,
+      rounds: results,
+      answers: load.events.length,
+      acknowledged: load.orders.size + load.customers.size,
+      lost,
+      unexpected: load.unexpected,
+      alive: alive()
+    }
   } finally {
     await load.stop()
     await api.stop()
@@ -153,7 +174,9 @@ async function main(): Promise<void> {
     const database = await createDatabase('postgres', runDir, `chaos_${process.pid}`, opts.postgresUrl)
     try {
       const name = new URL(database.url).pathname.slice(1)
-      parts.push(await runPart('termination', entry, database.url, runDir, opts.clients, opts.terminations, terminator(opts.postgresUrl, name)))
+      parts.push(
+        await runPart('termination', entry, database.url, runDir, opts.clients, opts.terminations, terminator(opts.postgresUrl, name))
+      )
     } finally {
       await database.drop().catch((error: unknown) => log(`could not drop the chaos database: ${String(error)}`))
     }
@@ -174,11 +197,16 @@ async function main(): Promise<void> {
   log('')
   log('fault            503s   writes again after (ms)   /readyz after')
   for (const part of parts) {
-    for (const round of part.rounds) log(`${round.fault.padEnd(16)} ${String(round.unavailable).padStart(5)} ${String(Math.round(round.recoveredMs)).padStart(25)} ${String(round.readyz).padStart(15)}`)
+    for (const round of part.rounds)
+      log(
+        `${round.fault.padEnd(16)} ${String(round.unavailable).padStart(5)} ${String(Math.round(round.recoveredMs)).padStart(25)} ${String(round.readyz).padStart(15)}`
+      )
   }
   log('')
   for (const part of parts) {
-    log(`${part.name}: ${part.answers} answers, ${part.acknowledged} creations acknowledged, ${part.lost.length} lost, ${part.unexpected.length} unexpected answers, API ${part.alive ? 'up' : 'exited'}`)
+    log(
+      `${part.name}: ${part.answers} answers, ${part.acknowledged} creations acknowledged, ${part.lost.length} lost, ${part.unexpected.length} unexpected answers, API ${part.alive ? 'up' : 'exited'}`
+    )
     for (const line of [...part.lost, ...part.unexpected].slice(0, 10)) log(`  ${line}`)
   }
   const passed = parts.length > 0 && parts.every((part) => part.alive && part.lost.length === 0 && part.unexpected.length === 0)

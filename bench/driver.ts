@@ -1,6 +1,6 @@
 import path from 'node:path'
 import type { ServerOptions } from './environment.js'
-import { runLoad, type LoadResult } from './loadgen.js'
+import { type LoadResult, runLoad } from './loadgen.js'
 import { machineCpuSeconds } from './processes.js'
 import type { Scenario, ScenarioName } from './scenarios.js'
 
@@ -40,7 +40,13 @@ export interface Options {
 }
 
 /** What every API server of a run shares: its database, data directory, core, log level and durability, and a log of its own. */
-export function apiServerOptions(options: Options, runDir: string, databaseUrl: string, port: number, logName: string): Omit<ServerOptions, 'entry'> {
+export function apiServerOptions(
+  options: Options,
+  runDir: string,
+  databaseUrl: string,
+  port: number,
+  logName: string
+): Omit<ServerOptions, 'entry'> {
   return {
     databaseUrl,
     port,
@@ -82,7 +88,13 @@ export interface Target {
 }
 
 /** One load run of a scenario; advances its cursor. */
-export async function drive(target: Target, options: Options, seconds: number, connections = options.connections, onStart?: (pid: number) => void): Promise<LoadResult> {
+export async function drive(
+  target: Target,
+  options: Options,
+  seconds: number,
+  connections = options.connections,
+  onStart?: (pid: number) => void
+): Promise<LoadResult> {
   const dynamic = target.scenario.requests.length > 1 || target.scenario.countStatuses
   const result = await runLoad({
     url: target.url,
@@ -100,4 +112,3 @@ export async function drive(target: Target, options: Options, seconds: number, c
   if (dynamic) target.cursor += result.sent
   return result
 }
-

@@ -4,9 +4,9 @@ import net from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { openDatabase, type Database } from '../src/db/database.js'
+import { type Database, openDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrator.js'
-import { spawnPinned, waitForHttp, type Child } from './processes.js'
+import { type Child, spawnPinned, waitForHttp } from './processes.js'
 
 /** The repository root (bench/..). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -29,10 +29,14 @@ export function buildServer(log: (line: string) => void): string {
   // dist/version.js reads ../package.json; the copy also marks the build as ES modules.
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(BUILD_DIR, 'package.json'))
   const started = performance.now()
-  const result = spawnSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.json'), '--outDir', outDir, '--tsBuildInfoFile', path.join(BUILD_DIR, 'tsbuildinfo')], {
-    cwd: ROOT,
-    encoding: 'utf8'
-  })
+  const result = spawnSync(
+    process.execPath,
+    [tsc, '-p', path.join(ROOT, 'tsconfig.json'), '--outDir', outDir, '--tsBuildInfoFile', path.join(BUILD_DIR, 'tsbuildinfo')],
+    {
+      cwd: ROOT,
+      encoding: 'utf8'
+    }
+  )
   const entry = path.join(outDir, 'main.js')
   if (result.status !== 0) {
     if (!fs.existsSync(entry)) throw new Error(`tsc failed:\n${result.stdout}${result.stderr}`)
@@ -63,7 +67,10 @@ export function buildRevision(revision: string, log: (line: string) => void): { 
   const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive })
   if (untar.status !== 0) throw new Error(`could not unpack ${revision}: ${String(untar.stderr).trim()}`)
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-  const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json'), '--outDir', path.join(dir, 'dist')], { cwd: dir, encoding: 'utf8' })
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json'), '--outDir', path.join(dir, 'dist')], {
+    cwd: dir,
+    encoding: 'utf8'
+  })
   if (!fs.existsSync(entry)) throw new Error(`tsc failed for ${revision}:\n${result.stdout}${result.stderr}`)
   log(`built ${revision} (${commit.slice(0, 12)}) into ${path.relative(ROOT, path.join(dir, 'dist'))}`)
   return { entry, commit }
@@ -177,17 +184,24 @@ export interface ServerOptions {
 export function npmStartFlags(startScript: string): string[] {
   const match = /\bnode((?:\s+--[^\s]+)*)\s+dist\/main\.js\b/.exec(startScript)
   if (match === null) throw new Error(`cannot find "node … dist/main.js" in the start script: ${startScript}`)
-  return match[1]!.trim().split(/\s+/).filter((flag) => flag !== '')
+  return match[1]!
+    .trim()
+    .split(/\s+/)
+    .filter((flag) => flag !== '')
 }
 
-const START_FLAGS = npmStartFlags((JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start)
+const START_FLAGS = npmStartFlags(
+  (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+)
 
 /**
  * Starts the API as `npm start` does (`node` with its flags, `npmStartFlags`), pinned to a core;
  * `nodeFlags` follow those flags (`--node-flags`, to measure one).
  */
 export async function startApiServer(options: ServerOptions): Promise<Child> {
-  const profile = options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', options.profileName ?? 'api.cpuprofile'] : []
+  const profile = options.profileDir
+    ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', options.profileName ?? 'api.cpuprofile']
+    : []
   const child = spawnPinned({
     name: 'api server',
     command: process.execPath,
@@ -229,7 +243,15 @@ export async function startApiServer(options: ServerOptions): Promise<Child> {
  */
 async function startBenchServer(
   name: 'baseline' | 'reference',
-  options: { port: number; cpu: number | null; logFile: string; env?: NodeJS.ProcessEnv; ready: string; init?: RequestInit; nodeFlags?: readonly string[] }
+  options: {
+    port: number
+    cpu: number | null
+    logFile: string
+    env?: NodeJS.ProcessEnv
+    ready: string
+    init?: RequestInit
+    nodeFlags?: readonly string[]
+  }
 ): Promise<Child> {
   const child = spawnPinned({
     name,
@@ -250,7 +272,13 @@ async function startBenchServer(
 }
 
 /** Starts bench/reference.ts (the full view by hand-prepared SQL) on the seeded database, pinned to a core. */
-export function startReference(port: number, databaseUrl: string, cpu: number | null, logFile: string, nodeFlags?: readonly string[]): Promise<Child> {
+export function startReference(
+  port: number,
+  databaseUrl: string,
+  cpu: number | null,
+  logFile: string,
+  nodeFlags?: readonly string[]
+): Promise<Child> {
   return startBenchServer('reference', { port, cpu, logFile, env: { DATABASE_URL: databaseUrl }, ready: '/healthz', nodeFlags })
 }
 

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -88,14 +88,21 @@ export function readableSymbol(symbol: string): string {
 
 /** Whether a symbol is one of the project's functions (its build, `dist/`, not a package's) or the reference's. */
 function isProjectFunction(symbol: string): boolean {
-  return symbol.startsWith('JS:') && !symbol.includes('/node_modules/') && (symbol.includes('/dist/') || symbol.includes('/bench/reference.'))
+  return (
+    symbol.startsWith('JS:') && !symbol.includes('/node_modules/') && (symbol.includes('/dist/') || symbol.includes('/bench/reference.'))
+  )
 }
 
 /** The share column of a report line (percent as printed), as a fraction; NaN when it is not one. */
 const shareOf = (fields: readonly string[]) => Number.parseFloat(fields[0]!.trim().replace('%', '')) / 100
 
 /** The symbol column (from the `index`th field on: a symbol may hold ';'), without its user or kernel mark. */
-const symbolOf = (fields: readonly string[], index: number) => fields.slice(index).join(';').trim().replace(/^\[[.k]\]\s*/, '')
+const symbolOf = (fields: readonly string[], index: number) =>
+  fields
+    .slice(index)
+    .join(';')
+    .trim()
+    .replace(/^\[[.k]\]\s*/, '')
 
 /**
  * Lines of `perf report --stdio -q -n -t ';' --sort dso[,sym]`: share, sample count, object and,
@@ -141,7 +148,10 @@ export function parseInclusive(text: string, count = 15): PerfLine[] {
 }
 
 function report(file: string, sort: string, extra: readonly string[] = []): string {
-  const result = spawnSync('perf', ['report', '-i', file, '--stdio', '-q', '-n', '-t', ';', '--sort', sort, ...extra], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 })
+  const result = spawnSync('perf', ['report', '-i', file, '--stdio', '-q', '-n', '-t', ';', '--sort', sort, ...extra], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20
+  })
   if (result.status !== 0) throw new Error(`perf report failed: ${(result.stderr ?? '').trim().slice(0, 500)}`)
   return result.stdout
 }
@@ -181,7 +191,9 @@ export function recordPerf(pid: number, file: string, callGraph = false): { stop
   const child: ChildProcess = spawn('perf', args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+  )
   return {
     stop: async () => {
       child.kill('SIGINT')
@@ -222,9 +234,11 @@ export function perfMarkdown(title: string, summary: PerfSummary): string {
     '| where (shared object) | share | µs per request |',
     '|---|---:|---:|'
   ]
-  for (const line of summary.byObject.filter((l) => l.share >= 0.005)) out.push(`| ${line.object} | ${pct(line.share)} | ${us(summary, line.share)} |`)
+  for (const line of summary.byObject.filter((l) => l.share >= 0.005))
+    out.push(`| ${line.object} | ${pct(line.share)} | ${us(summary, line.share)} |`)
   out.push('', '| top symbols | in | share | µs per request |', '|---|---|---:|---:|')
-  for (const line of summary.top) out.push(`| \`${line.symbol.replaceAll('|', '\\|')}\` | ${line.object} | ${pct(line.share)} | ${us(summary, line.share)} |`)
+  for (const line of summary.top)
+    out.push(`| \`${line.symbol.replaceAll('|', '\\|')}\` | ${line.object} | ${pct(line.share)} | ${us(summary, line.share)} |`)
   if (summary.inclusive !== undefined && summary.inclusive.length > 0) {
     out.push(
       '',
@@ -233,7 +247,8 @@ export function perfMarkdown(title: string, summary: PerfSummary): string {
       '| function | inclusive share | µs per request |',
       '|---|---:|---:|'
     )
-    for (const line of summary.inclusive) out.push(`| \`${line.symbol.replaceAll('|', '\\|')}\` | ${pct(line.share)} | ${us(summary, line.share)} |`)
+    for (const line of summary.inclusive)
+      out.push(`| \`${line.symbol.replaceAll('|', '\\|')}\` | ${pct(line.share)} | ${us(summary, line.share)} |`)
   }
   out.push('')
   return out.join('\n')

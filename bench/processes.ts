@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -139,7 +139,10 @@ export function cpuSecondsOf(pid: number | 'self', children = false): number {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
     // Fields after the command name, which is in parentheses and may contain spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number)
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number)
     const own = fields[11]! + fields[12]!
     return (children ? own + fields[13]! + fields[14]! : own) / CLOCK_TICKS
   } catch {

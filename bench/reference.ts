@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import Fastify from 'fastify'
 import pg from 'pg'
 import { TimeFormatter } from '../src/common/time-format.js'
-import { toTransactionView, type FullViewRow } from '../src/modules/orders/orders.views.js'
+import { type FullViewRow, toTransactionView } from '../src/modules/orders/orders.views.js'
 
 /**
  * The yardstick of issue 7's title, "the hot paths at the speed of hand-prepared SQL": a bare
@@ -54,7 +54,9 @@ function postgresFinder(url: string): { find: FindOrder; close: () => Promise<vo
     const result = await pool.query<FullViewRow>({ name: 'reference_full_view', text: POSTGRES_FULL_VIEW, values: [publicId] })
     const row = result.rows[0]
     // node-postgres answers bigint columns as text; the view wants numbers, as the API's driver gives.
-    return row === undefined ? undefined : { ...row, id: Number(row.id), code: Number(row.code), pickup_at: Number(row.pickup_at), delivery_at: Number(row.delivery_at) }
+    return row === undefined
+      ? undefined
+      : { ...row, id: Number(row.id), code: Number(row.code), pickup_at: Number(row.pickup_at), delivery_at: Number(row.delivery_at) }
   }
   return { find, close: () => pool.end() }
 }

@@ -111,7 +111,9 @@ function ratioTarget(scenario: ScenarioReport, minimum: number): TargetResult {
     target: `≥ ${minimum.toFixed(3)}`,
     measured: ratio.toFixed(3),
     met,
-    margin: met ? `met, ${((ratio / minimum - 1) * 100).toFixed(0)}% above` : `missed by ${((1 - ratio / minimum) * 100).toFixed(0)}% (needs ${(minimum / ratio).toFixed(2)}× the throughput)`
+    margin: met
+      ? `met, ${((ratio / minimum - 1) * 100).toFixed(0)}% above`
+      : `missed by ${((1 - ratio / minimum) * 100).toFixed(0)}% (needs ${(minimum / ratio).toFixed(2)}× the throughput)`
   }
 }
 
@@ -123,7 +125,9 @@ function p99Target(scenario: ScenarioReport, maximumMs: number): TargetResult {
     target: `< ${maximumMs} ms`,
     measured: `${p99.toFixed(2)} ms`,
     met,
-    margin: met ? `met, ${(maximumMs / p99).toFixed(1)}× under` : `missed by ${(p99 - maximumMs).toFixed(1)} ms (${(p99 / maximumMs).toFixed(1)}× the limit)`
+    margin: met
+      ? `met, ${(maximumMs / p99).toFixed(1)}× under`
+      : `missed by ${(p99 - maximumMs).toFixed(1)} ms (${(p99 / maximumMs).toFixed(1)}× the limit)`
   }
 }
 
@@ -167,7 +171,10 @@ function noise(scenario: ScenarioReport): string {
 }
 
 function errorsOf(scenario: ScenarioReport): { errors: number; expected: number } {
-  return scenario.runs.reduce((acc, run) => ({ errors: acc.errors + run.result.errors, expected: acc.expected + run.result.expected }), { errors: 0, expected: 0 })
+  return scenario.runs.reduce((acc, run) => ({ errors: acc.errors + run.result.errors, expected: acc.expected + run.result.expected }), {
+    errors: 0,
+    expected: 0
+  })
 }
 
 /**
@@ -250,12 +257,16 @@ export function nodeFlagsNote(report: Pick<MainReport, 'nodeFlags' | 'compared'>
   const flags = report.nodeFlags
   if (flags === undefined) return ''
   const shown = (list: readonly string[]) => (list.length === 0 ? 'none' : `\`${list.join(' ')}\``)
-  const twin = flags.compare !== null && report.compared != null && flags.compare.join(' ') !== flags.api.join(' ') ? `, the ${report.compared.revision} twin's ${shown(flags.compare)}` : ''
+  const twin =
+    flags.compare !== null && report.compared != null && flags.compare.join(' ') !== flags.api.join(' ')
+      ? `, the ${report.compared.revision} twin's ${shown(flags.compare)}`
+      : ''
   return flags.api.length === 0 && twin === '' ? '' : `; node flags added: ${shown(flags.api)}${twin}`
 }
 
 export function markdown(report: MainReport): string {
-  const processes = ((report.workers ?? 1) > 1 ? `, ${report.workers} API processes` : '') + (report.redis === true ? ', REDIS_URL set' : '')
+  const processes =
+    ((report.workers ?? 1) > 1 ? `, ${report.workers} API processes` : '') + (report.redis === true ? ', REDIS_URL set' : '')
   const db = (report.db === 'sqlite' ? `SQLite, synchronous=${report.synchronous}` : 'PostgreSQL') + processes
   const out: string[] = []
   out.push(
@@ -292,7 +303,9 @@ export function markdown(report: MainReport): string {
       '|---|---:|---:|---:|---:|---:|'
     )
     for (const slice of report.expiry) {
-      out.push(`| ${slice.from}–${slice.from + 5} | ${fmt.rps(slice.rps)} | ${fmt.ms(slice.p50)} | ${fmt.ms(slice.p99)} | ${fmt.ms(slice.max)} | ${fmt.mib(slice.rssPeak)} |`)
+      out.push(
+        `| ${slice.from}–${slice.from + 5} | ${fmt.rps(slice.rps)} | ${fmt.ms(slice.p50)} | ${fmt.ms(slice.p99)} | ${fmt.ms(slice.max)} | ${fmt.mib(slice.rssPeak)} |`
+      )
     }
   }
   out.push('', '| target | wanted | measured | |', '|---|---|---|---|')

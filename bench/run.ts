@@ -1,17 +1,29 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { BENCH_DIR, buildRevision, buildServer, createDatabase, freePort, ROOT, startApiServer, startBaseline, startReference, withOpenDatabase, type BenchDatabase } from './environment.js'
-import { apiServerOptions, drive, log, waitForQuiet, type Options, type Target } from './driver.js'
+import { apiServerOptions, drive, log, type Options, type Target, waitForQuiet } from './driver.js'
+import {
+  BENCH_DIR,
+  type BenchDatabase,
+  buildRevision,
+  buildServer,
+  createDatabase,
+  freePort,
+  ROOT,
+  startApiServer,
+  startBaseline,
+  startReference,
+  withOpenDatabase
+} from './environment.js'
 import { ensureWrk } from './loadgen.js'
 import { machineInfo } from './machine.js'
-import { descendants, ForeignLoad, rssOfTree, RssSampler, type Child } from './processes.js'
 import { PERF_NODE_FLAGS, perfAvailable, perfComparison, perfMarkdown, recordPerf, removePerfMap, summarizePerf } from './perf.js'
+import { type Child, descendants, ForeignLoad, RssSampler, rssOfTree } from './processes.js'
 import { profileMarkdown, summarizeProfile } from './profile.js'
-import { consoleTable, evaluateTargets, markdown, summarize, type ExpirySlice, type MainReport, type RunRecord } from './report.js'
+import { consoleTable, type ExpirySlice, evaluateTargets, type MainReport, markdown, type RunRecord, summarize } from './report.js'
 import { runScaleCheck } from './scale.js'
-import { buildScenarios, compareTwin, SCENARIO_NAMES, twinsFirst, writeRequestFile, type ScenarioName } from './scenarios.js'
-import { DEFAULT_SIZES, seed, verifyCounters, type SeedResult } from './seed.js'
+import { buildScenarios, compareTwin, SCENARIO_NAMES, type ScenarioName, twinsFirst, writeRequestFile } from './scenarios.js'
+import { DEFAULT_SIZES, type SeedResult, seed, verifyCounters } from './seed.js'
 
 const USAGE = `npm run bench -- [options]
 
@@ -93,13 +105,16 @@ function parseOptions(argv: string[]): Options {
   }
   const flags = (name: string, raw: string) => {
     const list = raw.split(/\s+/).filter((flag) => flag !== '')
-    for (const flag of list) if (!/^--[a-z0-9][a-z0-9_-]*(=\S+)?$/.test(flag)) throw new Error(`--${name}: ${flag} is not a --flag or --flag=value`)
+    for (const flag of list)
+      if (!/^--[a-z0-9][a-z0-9_-]*(=\S+)?$/.test(flag)) throw new Error(`--${name}: ${flag} is not a --flag or --flag=value`)
     return list
   }
   const names = (raw: string | undefined, all: readonly ScenarioName[]): ScenarioName[] => {
     if (raw === undefined || raw === '' || raw === 'all') return [...all]
     const list = raw.split(',').map((s) => s.trim())
-    for (const name of list) if (!(SCENARIO_NAMES as readonly string[]).includes(name)) throw new Error(`unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`)
+    for (const name of list)
+      if (!(SCENARIO_NAMES as readonly string[]).includes(name))
+        throw new Error(`unknown scenario ${name}; one of ${SCENARIO_NAMES.join(', ')}`)
     return list as ScenarioName[]
   }
   const db = values.db
@@ -109,7 +124,8 @@ function parseOptions(argv: string[]): Options {
   const selected = names(values.scenarios, SCENARIO_NAMES)
   const cpu = (raw: string) => (raw === 'none' ? null : number('cpu', raw, 0))
   const workers = number('workers', values.workers, 1)
-  if (values['perf-call-graph'] && values.perf === undefined) throw new Error('--perf-call-graph goes with --perf (the scenarios to sample)')
+  if (values['perf-call-graph'] && values.perf === undefined)
+    throw new Error('--perf-call-graph goes with --perf (the scenarios to sample)')
   if (workers > 1 && db !== 'postgres') throw new Error('--workers above 1 needs --db postgres (several processes cannot share SQLite)')
   return {
     db,
@@ -123,10 +139,22 @@ function parseOptions(argv: string[]): Options {
     scenarios: ['baseline', ...selected.filter((n) => n !== 'baseline')],
     logLevel: values['log-level'],
     // Profiles are of the API server: the baseline and the reference have nothing of it to show.
-    profile: values.profile === undefined ? [] : names(values.profile, SCENARIO_NAMES.filter((n) => n !== 'baseline' && n !== 'reference-transaction')),
+    profile:
+      values.profile === undefined
+        ? []
+        : names(
+            values.profile,
+            SCENARIO_NAMES.filter((n) => n !== 'baseline' && n !== 'reference-transaction')
+          ),
     profileSeconds: number('profile-seconds', values['profile-seconds'], 1),
     // The reference too: its CPU per request is the yardstick for get-transaction's.
-    perf: values.perf === undefined ? [] : names(values.perf, SCENARIO_NAMES.filter((n) => n !== 'baseline')),
+    perf:
+      values.perf === undefined
+        ? []
+        : names(
+            values.perf,
+            SCENARIO_NAMES.filter((n) => n !== 'baseline')
+          ),
     perfCallGraph: values['perf-call-graph'],
     scale: values.scale,
     quietWait: number('quiet-wait', values['quiet-wait'], 0),
@@ -150,7 +178,11 @@ async function prime(target: Target): Promise<void> {
   const headers: Record<string, string> = {}
   if (request.authorization !== '') headers.authorization = request.authorization
   if (request.body !== '') headers['content-type'] = 'application/json'
-  const response = await fetch(`${target.url}${request.path}`, { method: request.method, headers, body: request.body === '' ? undefined : request.body })
+  const response = await fetch(`${target.url}${request.path}`, {
+    method: request.method,
+    headers,
+    body: request.body === '' ? undefined : request.body
+  })
   const text = await response.text()
   if (!response.ok) throw new Error(`${target.scenario.name}: ${request.path} answered ${response.status}: ${text.slice(0, 500)}`)
 }
@@ -202,7 +234,9 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2))
   ensureWrk(log)
   if (options.perf.length > 0 && !perfAvailable()) {
-    throw new Error('--perf needs Linux perf (Debian: apt-get install linux-perf), allowed to sample other processes (root, or kernel.perf_event_paranoid at most 1)')
+    throw new Error(
+      '--perf needs Linux perf (Debian: apt-get install linux-perf), allowed to sample other processes (root, or kernel.perf_event_paranoid at most 1)'
+    )
   }
   const entry = options.build ? buildServer(log) : path.join(BENCH_DIR, 'build', 'dist', 'main.js')
   if (!fs.existsSync(entry)) throw new Error(`no build at ${entry}; run without --no-build`)
@@ -210,7 +244,9 @@ async function main(): Promise<void> {
   const compared = options.compare === null ? null : { revision: options.compare, ...buildRevision(options.compare, log) }
   const machine = await machineInfo(options.postgresUrl)
   if (options.db === 'postgres' && machine.postgres === null) throw new Error(`PostgreSQL does not answer at ${options.postgresUrl}`)
-  log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, SQLite ${machine.sqlite}, PostgreSQL ${machine.postgres ?? '-'}; load average ${machine.loadAverage.join(' ')}`)
+  log(
+    `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, SQLite ${machine.sqlite}, PostgreSQL ${machine.postgres ?? '-'}; load average ${machine.loadAverage.join(' ')}`
+  )
   if (options.scale) {
     await runScaleCheck(options, entry, machine)
     return
@@ -218,7 +254,12 @@ async function main(): Promise<void> {
   await runMain(options, entry, machine, compared)
 }
 
-async function runMain(options: Options, entry: string, machine: MainReport['machine'], compared: { revision: string; entry: string; commit: string } | null): Promise<void> {
+async function runMain(
+  options: Options,
+  entry: string,
+  machine: MainReport['machine'],
+  compared: { revision: string; entry: string; commit: string } | null
+): Promise<void> {
   const id = `${stamp()}-${options.db}${options.db === 'sqlite' ? `-${options.synchronous.toLowerCase()}` : ''}${options.workers > 1 ? `-w${options.workers}` : ''}`
   const runDir = path.join(BENCH_DIR, 'runs', id)
   fs.mkdirSync(runDir, { recursive: true })
@@ -228,7 +269,11 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
   try {
     log(`seeding ${options.db} (${DEFAULT_SIZES.customers} customers, ${DEFAULT_SIZES.transactions} transactions)…`)
     const data: SeedResult = await withOpenDatabase(database, (db) => seed(db, DEFAULT_SIZES, log))
-    log(`seeded in ${data.seconds.toFixed(1)} s: ${Object.entries(data.rows).map(([k, v]) => `${k} ${v}`).join(', ')}`)
+    log(
+      `seeded in ${data.seconds.toFixed(1)} s: ${Object.entries(data.rows)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`
+    )
 
     const all = buildScenarios(data)
     // With --compare, each API scenario is followed by its twin on the other build.
@@ -284,7 +329,9 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       ...(other === null ? [] : [other.pid, ...descendants(other.pid)])
     ])
     const minutes = (options.rounds * scenarios.length * (options.duration + options.warmup)) / 60
-    log(`${options.rounds} rounds of ${scenarios.length} scenarios, ${options.connections} connections, ${options.workers} API process(es) on core ${options.serverCpu ?? 'any'}, wrk on core ${options.loadCpu ?? 'any'}: about ${minutes.toFixed(0)} min`)
+    log(
+      `${options.rounds} rounds of ${scenarios.length} scenarios, ${options.connections} connections, ${options.workers} API process(es) on core ${options.serverCpu ?? 'any'}, wrk on core ${options.loadCpu ?? 'any'}: about ${minutes.toFixed(0)} min`
+    )
     for (let round = 1; round <= options.rounds; round++) {
       // --compare: every other round the twin goes first, so neither build always runs second.
       for (const target of round % 2 === 0 ? twinsFirst(targets) : targets) {
@@ -292,7 +339,11 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
         await waitForQuiet(options.quietWait)
         if (target.scenario.prime === true) await primeCredentials(target, options.warmup + options.duration)
         if (options.warmup > 0) await drive(target, options, options.warmup)
-        const sampler = new RssSampler(pidOf[target.scenario.target](), 200, target.scenario.target === 'api' || target.scenario.target === 'compare')
+        const sampler = new RssSampler(
+          pidOf[target.scenario.target](),
+          200,
+          target.scenario.target === 'api' || target.scenario.target === 'compare'
+        )
         sampler.start()
         foreign.begin()
         const result = await drive(target, options, options.duration)
@@ -329,7 +380,10 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
     const counters = await withOpenDatabase(database, (db) => verifyCounters(db.db))
 
     const scenarioReports = summarize(runs)
-    const apiPeak = Math.max(0, ...scenarioReports.filter((s) => s.kind === 'read' || s.kind === 'write').flatMap((s) => s.runs.map((r) => r.rssPeak)))
+    const apiPeak = Math.max(
+      0,
+      ...scenarioReports.filter((s) => s.kind === 'read' || s.kind === 'write').flatMap((s) => s.runs.map((r) => r.rssPeak))
+    )
     const partial: Omit<MainReport, 'targets'> = {
       kind: 'main',
       startedAt,
@@ -399,7 +453,9 @@ async function expiryCheck(options: Options, target: Target, pid: number): Promi
     const r = await drive(target, options, 5)
     const slice = { from, rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, rssPeak: sampler.stop() }
     slices.push(slice)
-    log(`  ${String(from).padStart(3)} s: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(0)} ms, RSS ${(slice.rssPeak / 2 ** 20).toFixed(0)} MiB`)
+    log(
+      `  ${String(from).padStart(3)} s: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(0)} ms, RSS ${(slice.rssPeak / 2 ** 20).toFixed(0)} MiB`
+    )
   }
   return slices
 }
@@ -421,7 +477,13 @@ async function withFreshServer<R>(
   const port = await freePort()
   const child =
     target.scenario.target === 'reference'
-      ? await startReference(port, database.url, options.serverCpu, path.join(runDir, server.logName.replace('server', 'reference')), server.nodeFlags)
+      ? await startReference(
+          port,
+          database.url,
+          options.serverCpu,
+          path.join(runDir, server.logName.replace('server', 'reference')),
+          server.nodeFlags
+        )
       : await startApiServer({
           entry,
           ...apiServerOptions(options, runDir, database.url, port, server.logName),
@@ -447,13 +509,21 @@ async function profileScenario(options: Options, entry: string, database: BenchD
   const profileDir = path.join(runDir, 'profiles')
   const name = `${target.scenario.name}.cpuprofile`
   fs.rmSync(path.join(profileDir, name), { force: true })
-  const from = await withFreshServer(options, entry, database, runDir, target, { logName: 'server-profile.log', profileDir, profileName: name }, async (profiled) => {
-    // Only the measured load counts: start-up and warm-up samples are left out of the summary.
-    const from = Number(process.hrtime.bigint() / 1000n)
-    const result = await drive(profiled, options, options.profileSeconds)
-    log(`profile ${target.scenario.name}: ${Math.round(result.rps)} req/s under the profiler`)
-    return from
-  })
+  const from = await withFreshServer(
+    options,
+    entry,
+    database,
+    runDir,
+    target,
+    { logName: 'server-profile.log', profileDir, profileName: name },
+    async (profiled) => {
+      // Only the measured load counts: start-up and warm-up samples are left out of the summary.
+      const from = Number(process.hrtime.bigint() / 1000n)
+      const result = await drive(profiled, options, options.profileSeconds)
+      log(`profile ${target.scenario.name}: ${Math.round(result.rps)} req/s under the profiler`)
+      return from
+    }
+  )
   const file = path.join(profileDir, name)
   if (!fs.existsSync(file)) throw new Error(`no profile written at ${file}`)
   log(`  ${path.relative(ROOT, file)}`)

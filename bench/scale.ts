@@ -1,12 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { apiServerOptions, drive, log, waitForQuiet, type Options, type Target } from './driver.js'
+import { apiServerOptions, drive, log, type Options, type Target, waitForQuiet } from './driver.js'
 import { BENCH_DIR, createDatabase, freePort, ROOT, startApiServer, startBaseline, withOpenDatabase } from './environment.js'
 import type { LoadResult } from './loadgen.js'
 import type { MachineInfo } from './machine.js'
 import type { Child } from './processes.js'
-import { writeRequestFile, type Scenario } from './scenarios.js'
-import { DEFAULT_SIZES, SCALE_SIZES, seed, type SeedResult, type SeedSizes } from './seed.js'
+import { type Scenario, writeRequestFile } from './scenarios.js'
+import { DEFAULT_SIZES, SCALE_SIZES, type SeedResult, type SeedSizes, seed } from './seed.js'
 
 interface DataSet {
   label: string
@@ -40,7 +40,14 @@ function probes(data: SeedResult): Scenario[] {
     countStatuses: false
   })
   return [
-    { name: 'ping', title: 'baseline ping (HTTP cost alone)', kind: 'baseline', target: 'baseline', requests: [{ method: 'POST', path: '/v1/ping', authorization: '', body: '' }], countStatuses: false },
+    {
+      name: 'ping',
+      title: 'baseline ping (HTTP cost alone)',
+      kind: 'baseline',
+      target: 'baseline',
+      requests: [{ method: 'POST', path: '/v1/ping', authorization: '', body: '' }],
+      countStatuses: false
+    },
     search('search-last-prefix', 'search "smi" (a common last-name prefix)', 'smi'),
     search('search-first-prefix', 'search "jo" (a common first-name prefix: John, Joseph, Joshua, …)', 'jo'),
     search('search-first-name', 'search "james" (a whole common first name)', 'james'),
@@ -167,7 +174,10 @@ function scaleMarkdown(results: ProbeResult[], options: Options, machine: Machin
   const stats = find('large', 'service-stats')
   if (stats !== undefined) {
     const met = stats.loaded.p99 < 100
-    out.push('', `Target: service statistics at 1,000,000 transactions, p99 under 100 ms at ${options.connections} connections: ${ms(stats.loaded.p99)} ms — ${met ? '✅ met' : '❌ missed'}.`)
+    out.push(
+      '',
+      `Target: service statistics at 1,000,000 transactions, p99 under 100 ms at ${options.connections} connections: ${ms(stats.loaded.p99)} ms — ${met ? '✅ met' : '❌ missed'}.`
+    )
   }
   out.push('')
   return out.join('\n')

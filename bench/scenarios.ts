@@ -104,7 +104,12 @@ export function buildScenarios(data: SeedResult): Map<ScenarioName, Scenario> {
     title: 'get transaction (full view, customer Basic credentials)',
     kind: 'read',
     target: 'api',
-    requests: data.customerTransactions.map((id) => ({ method: 'POST', path: `/v1/transaction/${id}`, authorization: data.customer.authorization, body: '' })),
+    requests: data.customerTransactions.map((id) => ({
+      method: 'POST',
+      path: `/v1/transaction/${id}`,
+      authorization: data.customer.authorization,
+      body: ''
+    })),
     countStatuses: false,
     prime: true
   })
@@ -131,7 +136,12 @@ export function buildScenarios(data: SeedResult): Map<ScenarioName, Scenario> {
     title: 'search customers (staff key, name prefixes)',
     kind: 'read',
     target: 'api',
-    requests: searchQueries(data.names).map((query) => ({ method: 'POST', path: '/v1/customer/search', authorization: staff, body: json({ query }) })),
+    requests: searchQueries(data.names).map((query) => ({
+      method: 'POST',
+      path: '/v1/customer/search',
+      authorization: staff,
+      body: json({ query })
+    })),
     countStatuses: false
   })
 
@@ -158,13 +168,18 @@ export function buildScenarios(data: SeedResult): Map<ScenarioName, Scenario> {
 
   // Writes: bodies vary, so each request changes a different row.
   add('add-to-receipt', {
-    title: 'add to receipt (staff key, random item of the order\'s service)',
+    title: "add to receipt (staff key, random item of the order's service)",
     kind: 'write',
     target: 'api',
     requests: data.addPool.map((order) => {
       const items = data.services[order.serviceIndex]!.itemIds
       const itemId = items[Math.floor(random() * items.length)]!
-      return { method: 'POST', path: '/v1/receipt/add', authorization: staff, body: json({ transaction_id: order.transactionId, item_id: String(itemId) }) }
+      return {
+        method: 'POST',
+        path: '/v1/receipt/add',
+        authorization: staff,
+        body: json({ transaction_id: order.transactionId, item_id: String(itemId) })
+      }
     }),
     countStatuses: true
   })
@@ -252,7 +267,11 @@ async function rewindMovePool(db: Database, data: SeedResult): Promise<void> {
   await db.unitOfWork.run(async (trx) => {
     for (const [stepId, ids] of byStep) {
       for (let i = 0; i < ids.length; i += 500) {
-        await trx.updateTable('orders').set({ step_id: stepId, status: 'open' }).where('public_id', 'in', ids.slice(i, i + 500)).execute()
+        await trx
+          .updateTable('orders')
+          .set({ step_id: stepId, status: 'open' })
+          .where('public_id', 'in', ids.slice(i, i + 500))
+          .execute()
       }
     }
     await trx
@@ -277,7 +296,13 @@ export function writeRequestFile(dir: string, scenario: Scenario): string {
  * state of the machine; not a target of its own.
  */
 export function compareTwin(scenario: Scenario, revision: string): Scenario {
-  return { ...scenario, name: `${scenario.name}@${revision}`, title: `${scenario.title}, built from ${revision}`, kind: 'compare', target: 'compare' }
+  return {
+    ...scenario,
+    name: `${scenario.name}@${revision}`,
+    title: `${scenario.title}, built from ${revision}`,
+    kind: 'compare',
+    target: 'compare'
+  }
 }
 
 /** A round's runs with each `--compare` twin moved before its original (every other round). */

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely } from 'kysely'
+import { type Insertable, type Kysely, sql } from 'kysely'
 import { hashPassword, sha256Hex } from '../src/common/crypto.js'
 import type { Database } from '../src/db/database.js'
 import type { DB } from '../src/db/schema.js'
@@ -105,17 +105,43 @@ const LAST_NAMES = (
   'Herrera Gibson Ellis Tran Medina Aguilar Stevens Murray Ford Castro Marshall Owens Harrison Fernandez McDonald Woods Washington ' +
   'Kennedy Wells Vargas Henry Chen Freeman Webb Tucker Guzman Burns Crawford Olson Simpson Porter Hunter Gordon Mendez Silva Shaw ' +
   'Snyder Mason Dixon Muñoz Hunt Hicks Holmes Palmer Wagner Black Robertson Boyd Rose Stone Salazar Fox Warren Mills Meyer Rice ' +
-  "Schmidt Garza Daniels Ferguson Nichols Stephens Soto Weaver Ryan Gardner Payne Grant Dunn Kelley Spencer Hawkins Arnold Pierce " +
-  "Vazquez Hansen Peters Santos Hart Bradley Knight Elliott Cunningham Duncan Armstrong Hudson Carroll Lane Riley Andrews Alvarado " +
-  "Ray Delgado Berry Perkins Hoffman Johnston Matthews Peña Richards Willis Carpenter Lawrence Sandoval Guerrero George Chapman " +
-  "Rios Estrada Ortega Watkins Greene Nuñez Wheeler Valdez Harper Burke Larson Santiago Maldonado Morrison Franklin Carlson Austin " +
+  'Schmidt Garza Daniels Ferguson Nichols Stephens Soto Weaver Ryan Gardner Payne Grant Dunn Kelley Spencer Hawkins Arnold Pierce ' +
+  'Vazquez Hansen Peters Santos Hart Bradley Knight Elliott Cunningham Duncan Armstrong Hudson Carroll Lane Riley Andrews Alvarado ' +
+  'Ray Delgado Berry Perkins Hoffman Johnston Matthews Peña Richards Willis Carpenter Lawrence Sandoval Guerrero George Chapman ' +
+  'Rios Estrada Ortega Watkins Greene Nuñez Wheeler Valdez Harper Burke Larson Santiago Maldonado Morrison Franklin Carlson Austin ' +
   "Dominguez Carr Lawson Jacobs O'Brien Lynch Singh Vega Bishop Montgomery Oliver Jensen Harvey Williamson Gilbert Dean Sims Espinoza " +
   'Howell Li Wong Reid Hanson Le McCoy Garrett Burton Fuller Wang Weber Welch Rojas Lucas Marquez Fields Park Yang Little Banks Padilla ' +
   'Day Walsh Bowman Schultz Luna Fowler Mejia Davidson Acosta Brewer May Holland Juarez Newman Pearson Curtis Cortez Douglas Schneider ' +
   'Joseph Barrett Navarro Figueroa Keller Ávila Wade Molina Stanley Hopkins Campos Barnett Bates Chambers Caldwell Beck Lambert Miranda'
 ).split(' ')
 
-const SYLLABLES = ['an', 'ber', 'cal', 'dor', 'el', 'fen', 'gar', 'hol', 'is', 'jan', 'kov', 'lind', 'mar', 'nor', 'ost', 'pel', 'quin', 'ros', 'stein', 'tor', 'ul', 'van', 'wick', 'yor', 'zel']
+const SYLLABLES = [
+  'an',
+  'ber',
+  'cal',
+  'dor',
+  'el',
+  'fen',
+  'gar',
+  'hol',
+  'is',
+  'jan',
+  'kov',
+  'lind',
+  'mar',
+  'nor',
+  'ost',
+  'pel',
+  'quin',
+  'ros',
+  'stein',
+  'tor',
+  'ul',
+  'van',
+  'wick',
+  'yor',
+  'zel'
+]
 
 /** A long tail of rarer surnames, as real customer lists have. */
 function rareLastName(random: () => number): string {
@@ -137,18 +163,64 @@ const ZIPS = [
 ] as const
 
 const SERVICE_NAMES = [
-  'Wash & Fold', 'Dry Cleaning', 'Home Cleaning', 'Carpet Cleaning', 'Shirt Service', 'Suit Pressing', 'Alterations',
-  'Shoe Repair', 'Leather Care', 'Curtain Cleaning', 'Bedding & Duvets', 'Wedding Dress', 'Office Cleaning', 'Window Cleaning',
-  'Rug Restoration', 'Express Laundry', 'Stain Removal', 'Uniform Service', 'Deep Cleaning', 'Move-out Cleaning',
-  'Garden Care', 'Pet Bedding', 'Sportswear', 'Baby Clothes', 'Sofa Cleaning'
+  'Wash & Fold',
+  'Dry Cleaning',
+  'Home Cleaning',
+  'Carpet Cleaning',
+  'Shirt Service',
+  'Suit Pressing',
+  'Alterations',
+  'Shoe Repair',
+  'Leather Care',
+  'Curtain Cleaning',
+  'Bedding & Duvets',
+  'Wedding Dress',
+  'Office Cleaning',
+  'Window Cleaning',
+  'Rug Restoration',
+  'Express Laundry',
+  'Stain Removal',
+  'Uniform Service',
+  'Deep Cleaning',
+  'Move-out Cleaning',
+  'Garden Care',
+  'Pet Bedding',
+  'Sportswear',
+  'Baby Clothes',
+  'Sofa Cleaning'
 ]
 
-const STEP_DESCRIPTIONS = ['Order placed', 'Picked up', 'In process', 'Quality check', 'Out for delivery', 'Delivered', 'Invoiced', 'Archived']
+const STEP_DESCRIPTIONS = [
+  'Order placed',
+  'Picked up',
+  'In process',
+  'Quality check',
+  'Out for delivery',
+  'Delivered',
+  'Invoiced',
+  'Archived'
+]
 const STEP_BUTTONS = ['Pick up', 'Start', 'Check', 'Send out', 'Deliver', 'Close', 'Invoice', 'Archive']
 // Events per step: e-mail on order, text when picked up and out for delivery, everything on delivery.
 const STEP_EVENTS = ['email', 'text', '', 'trak', 'text', 'email,text,trak', 'email', '']
 const ITEM_GROUPS = ['Tops', 'Bottoms', 'Household']
-const ITEM_TITLES = ['Shirt', 'Blouse', 'T-shirt', 'Sweater', 'Jacket', 'Coat', 'Dress', 'Skirt', 'Trousers', 'Jeans', 'Shorts', 'Suit', 'Tie', 'Scarf', 'Sheet']
+const ITEM_TITLES = [
+  'Shirt',
+  'Blouse',
+  'T-shirt',
+  'Sweater',
+  'Jacket',
+  'Coat',
+  'Dress',
+  'Skirt',
+  'Trousers',
+  'Jeans',
+  'Shorts',
+  'Suit',
+  'Tie',
+  'Scarf',
+  'Sheet'
+]
 
 // SQLite allows 32,766 bound parameters per statement, PostgreSQL 65,535: stay under both.
 const MAX_PARAMETERS = 30_000
@@ -168,7 +240,10 @@ class BulkInserter {
 
   async add<T extends TableName>(table: T, row: Insertable<DB[T]>): Promise<void> {
     let buffer = this.buffers.get(table)
-    if (buffer === undefined) this.buffers.set(table, (buffer = []))
+    if (buffer === undefined) {
+      buffer = []
+      this.buffers.set(table, buffer)
+    }
     buffer.push(row)
     const columns = Object.keys(row as object).length
     // Everything is flushed together, in the order tables were first added, so a row is always
@@ -187,7 +262,10 @@ class BulkInserter {
       const rows = this.buffers.get(name)
       if (rows === undefined || rows.length === 0) continue
       this.buffers.set(name, [])
-      await this.trx.insertInto(name).values(rows as never).execute()
+      await this.trx
+        .insertInto(name)
+        .values(rows as never)
+        .execute()
       this.counts[name] = (this.counts[name] ?? 0) + rows.length
     }
   }
@@ -202,7 +280,11 @@ const DAY = 86_400
  * transactions at each step. Multi-row INSERTs inside a few large database transactions, with
  * explicit ids (identity sequences are moved past them on PostgreSQL).
  */
-export async function seed(database: Database, sizes: SeedSizes = DEFAULT_SIZES, log: (line: string) => void = () => {}): Promise<SeedResult> {
+export async function seed(
+  database: Database,
+  sizes: SeedSizes = DEFAULT_SIZES,
+  log: (line: string) => void = () => {}
+): Promise<SeedResult> {
   const started = performance.now()
   const db = database.db
   const random = rng(7)
@@ -227,7 +309,14 @@ export async function seed(database: Database, sizes: SeedSizes = DEFAULT_SIZES,
   const benchEmail = 'bench.customer@example.com'
   await db.transaction().execute(async (trx) => {
     const bulk = new BulkInserter(trx, database.dialect)
-    await bulk.add('api_keys', { id: staff.keyId, name: 'bench staff', role: 'staff', secret_hash: sha256Hex(staff.secret), created_at: now, revoked_at: null })
+    await bulk.add('api_keys', {
+      id: staff.keyId,
+      name: 'bench staff',
+      role: 'staff',
+      secret_hash: sha256Hex(staff.secret),
+      created_at: now,
+      revoked_at: null
+    })
     for (let i = 0; i < sizes.customers; i++) {
       const id = idOf('cus', random)
       customerIds[i] = id
@@ -378,7 +467,15 @@ export async function seed(database: Database, sizes: SeedSizes = DEFAULT_SIZES,
             created_at: createdAt
           })
         }
-        await bulk.add('order_history', { id: ++historyId, order_id: id, at: createdAt, type: 'created', position: 1, description: STEP_DESCRIPTIONS[0]!, actor: 'staff' })
+        await bulk.add('order_history', {
+          id: ++historyId,
+          order_id: id,
+          at: createdAt,
+          type: 'created',
+          position: 1,
+          description: STEP_DESCRIPTIONS[0]!,
+          actor: 'staff'
+        })
         if (position > 1) {
           await bulk.add('order_history', {
             id: ++historyId,
@@ -391,7 +488,15 @@ export async function seed(database: Database, sizes: SeedSizes = DEFAULT_SIZES,
           })
         }
         if (closed) {
-          await bulk.add('order_history', { id: ++historyId, order_id: id, at: createdAt + 2 * DAY * 1000, type: 'closed', position, description: 'Closed', actor: 'staff' })
+          await bulk.add('order_history', {
+            id: ++historyId,
+            order_id: id,
+            at: createdAt + 2 * DAY * 1000,
+            type: 'closed',
+            position,
+            description: 'Closed',
+            actor: 'staff'
+          })
         }
         const pooled: PoolOrder = { transactionId: publicId, customerId, serviceIndex: s, position }
         if (benchOrder) customerTransactions.push(publicId)
@@ -434,7 +539,9 @@ async function finish(database: Database): Promise<void> {
   const db = database.db
   if (database.dialect.name === 'postgres') {
     for (const table of ['services', 'service_steps', 'items', 'orders', 'receipt_lines', 'order_history'] as const) {
-      await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(db)
+      await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(
+        db
+      )
     }
     // What autovacuum would do shortly after a bulk load; done now so plans do not change mid-run.
     await sql`analyze`.execute(db)
@@ -459,7 +566,15 @@ export async function verifyCounters(db: Kysely<DB>): Promise<{ steps: number; m
     .execute()
   const stepCounts = await db
     .selectFrom('services as s')
-    .select(['s.step_count', (eb) => eb.selectFrom('service_steps as st').whereRef('st.service_id', '=', 's.id').select((e) => e.fn.countAll<number>().as('n')).as('n')])
+    .select([
+      's.step_count',
+      (eb) =>
+        eb
+          .selectFrom('service_steps as st')
+          .whereRef('st.service_id', '=', 's.id')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .as('n')
+    ])
     .execute()
   return {
     steps: counts.length,

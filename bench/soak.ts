@@ -1,12 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { BENCH_DIR, buildServer, createDatabase, freePort, ROOT, startApiServer, withOpenDatabase } from './environment.js'
 import { log } from './driver.js'
-import { ensureWrk, runLoad, type LoadResult } from './loadgen.js'
-import { rssOf, type Child } from './processes.js'
-import { buildScenarios, writeRequestFile, type Scenario, type ScenarioName } from './scenarios.js'
-import { DEFAULT_SIZES, seed, verifyCounters, type SeedSizes } from './seed.js'
+import { BENCH_DIR, buildServer, createDatabase, freePort, ROOT, startApiServer, withOpenDatabase } from './environment.js'
+import { ensureWrk, type LoadResult, runLoad } from './loadgen.js'
+import { type Child, rssOf } from './processes.js'
+import { buildScenarios, type Scenario, type ScenarioName, writeRequestFile } from './scenarios.js'
+import { DEFAULT_SIZES, type SeedSizes, seed, verifyCounters } from './seed.js'
 
 /**
  * `npm run soak` (issue 8, part 5): mixed traffic of the benchmark's scenarios, all at once, against
@@ -33,7 +33,16 @@ const USAGE = `npm run soak -- [options]
 `
 
 // The scenarios of issue 7 but the baseline, each driven by its own wrk process at the same time.
-const MIX: ScenarioName[] = ['get-transaction', 'get-customer', 'search-customers', 'get-items', 'service-stats', 'add-to-receipt', 'move-transaction', 'create-transaction']
+const MIX: ScenarioName[] = [
+  'get-transaction',
+  'get-customer',
+  'search-customers',
+  'get-items',
+  'service-stats',
+  'add-to-receipt',
+  'move-transaction',
+  'create-transaction'
+]
 
 // A smaller data set than the benchmark's: seeding takes seconds, and memory growth does not depend on it.
 const SOAK_SIZES: SeedSizes = { ...DEFAULT_SIZES, customers: 2000, transactions: 20_000 }
@@ -165,7 +174,10 @@ function heapFloors(samples: Sample[]): Array<{ second: number; heapUsed: number
 
 /** The median RSS of the samples in [from, to) seconds. */
 function medianRss(samples: Sample[], from: number, to: number): number {
-  const values = samples.filter((s) => s.second >= from && s.second < to).map((s) => s.rss).sort((a, b) => a - b)
+  const values = samples
+    .filter((s) => s.second >= from && s.second < to)
+    .map((s) => s.rss)
+    .sort((a, b) => a - b)
   if (values.length === 0) throw new Error(`no RSS samples between ${from} s and ${to} s`)
   return values[Math.floor(values.length / 2)]!
 }
@@ -209,7 +221,9 @@ async function main(): Promise<void> {
     // Warm-up: the same traffic until V8 has run a full (mark-compact) collection, so the soak starts
     // from the working size with its collection headroom; before that the heap only grows (a soak of a
     // minute from a cold start measured that ramp, +28% with no leak at all).
-    log(`warm-up: ${targets.length} scenarios at once, ${opts.connections} connections each, until a full collection (at least ${opts.warmup} s, at most ${opts.warmupMax} s)`)
+    log(
+      `warm-up: ${targets.length} scenarios at once, ${opts.connections} connections each, until a full collection (at least ${opts.warmup} s, at most ${opts.warmupMax} s)`
+    )
     const warm = new Map<string, LoadResult>()
     let warmed = 0
     for (;;) {
@@ -227,7 +241,10 @@ async function main(): Promise<void> {
     log(`soak: ${opts.seconds} s (warm-up took ${warmed} s; highest RSS in it ${mib(baseline)} MiB)`)
     const soak = await sampled(api.pid, url, warmed, mixedLoad(targets, url, opts.connections, opts.seconds), samples)
     await new Promise((resolve) => setTimeout(resolve, 1500))
-    const alive = await fetch(`${url}/readyz`).then((r) => r.status, () => 0)
+    const alive = await fetch(`${url}/readyz`).then(
+      (r) => r.status,
+      () => 0
+    )
     await api.stop()
     api = undefined
     const counters = await withOpenDatabase(database, (db) => verifyCounters(db.db))
@@ -261,15 +278,31 @@ async function main(): Promise<void> {
       const sample = near[0]!
       const heap = sample.heapUsed === undefined ? '-' : mib(sample.heapUsed)
       const external = sample.external === undefined ? '-' : mib(sample.external)
-      log(`  ${String(second).padStart(3)} s ${mib(sample.rss).padStart(36)} ${heap.padStart(14)} ${external.padStart(10)}${second === warmed ? '  ← warm-up ends' : ''}`)
+      log(
+        `  ${String(second).padStart(3)} s ${mib(sample.rss).padStart(36)} ${heap.padStart(14)} ${external.padStart(10)}${second === warmed ? '  ← warm-up ends' : ''}`
+      )
     }
     log('')
-    log(`RSS: highest in the warm-up ${mib(baseline)} MiB; in the soak: first 5 s ${mib(afterWarmup)} MiB, last 5 s ${mib(atEnd)} MiB, peak ${mib(peak)} MiB`)
-    log(`RSS median of 20 s: ${mib(windowStart)} MiB after the warm-up, ${mib(windowEnd)} MiB at the end: growth ${(growth * 100).toFixed(1)}% (limit ${(opts.maxGrowth * 100).toFixed(0)}%)`)
-    log(`V8 heap after each full collection (MiB): ${floors.map((floor) => `${mib(floor.heapUsed)} at ${floor.second} s`).join(', ') || 'none seen'}`)
-    log(`errors: ${errors} in the soak, ${warmErrors} in the warm-up; /readyz after the soak: ${alive}; step counters off: ${counters.mismatched + counters.stepCountsOff}`)
+    log(
+      `RSS: highest in the warm-up ${mib(baseline)} MiB; in the soak: first 5 s ${mib(afterWarmup)} MiB, last 5 s ${mib(atEnd)} MiB, peak ${mib(peak)} MiB`
+    )
+    log(
+      `RSS median of 20 s: ${mib(windowStart)} MiB after the warm-up, ${mib(windowEnd)} MiB at the end: growth ${(growth * 100).toFixed(1)}% (limit ${(opts.maxGrowth * 100).toFixed(0)}%)`
+    )
+    log(
+      `V8 heap after each full collection (MiB): ${floors.map((floor) => `${mib(floor.heapUsed)} at ${floor.second} s`).join(', ') || 'none seen'}`
+    )
+    log(
+      `errors: ${errors} in the soak, ${warmErrors} in the warm-up; /readyz after the soak: ${alive}; step counters off: ${counters.mismatched + counters.stepCountsOff}`
+    )
 
-    const passed = errors === 0 && warmErrors === 0 && alive === 200 && growth < opts.maxGrowth && counters.mismatched === 0 && counters.stepCountsOff === 0
+    const passed =
+      errors === 0 &&
+      warmErrors === 0 &&
+      alive === 200 &&
+      growth < opts.maxGrowth &&
+      counters.mismatched === 0 &&
+      counters.stepCountsOff === 0
     const report = {
       kind: 'soak',
       db: opts.db,
@@ -278,7 +311,12 @@ async function main(): Promise<void> {
       warmupSeconds: warmed,
       connectionsPerScenario: opts.connections,
       sizes: SOAK_SIZES,
-      scenarios: Object.fromEntries([...soak].map(([name, r]) => [name, { rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, errors: r.errors, expected: r.expected, statuses: r.statuses }])),
+      scenarios: Object.fromEntries(
+        [...soak].map(([name, r]) => [
+          name,
+          { rps: r.rps, p50: r.p50, p99: r.p99, max: r.max, errors: r.errors, expected: r.expected, statuses: r.statuses }
+        ])
+      ),
       rss: { warmupPeak: baseline, afterWarmup, atEnd, peak, windowStart, windowEnd, growth, heapFloors: floors, samples },
       errors: { soak: errors, warmup: warmErrors },
       counters,
@@ -289,7 +327,11 @@ async function main(): Promise<void> {
     const file = path.join(resultsDir, `soak-${stamp}-${opts.db}.json`)
     fs.writeFileSync(file, JSON.stringify(report, null, 2))
     log(`report: ${path.relative(ROOT, file)}`)
-    log(passed ? 'PASS' : `FAIL: ${[errors + warmErrors > 0 && 'requests failed', alive !== 200 && 'server not ready', growth >= opts.maxGrowth && `RSS grew ${(growth * 100).toFixed(1)}%`, counters.mismatched + counters.stepCountsOff > 0 && 'counters off'].filter(Boolean).join(', ')}`)
+    log(
+      passed
+        ? 'PASS'
+        : `FAIL: ${[errors + warmErrors > 0 && 'requests failed', alive !== 200 && 'server not ready', growth >= opts.maxGrowth && `RSS grew ${(growth * 100).toFixed(1)}%`, counters.mismatched + counters.stepCountsOff > 0 && 'counters off'].filter(Boolean).join(', ')}`
+    )
     process.exitCode = passed ? 0 : 1
   } finally {
     await api?.stop().catch(() => null)

@@ -118,7 +118,7 @@ async function main() {
     const temporary = path.join(DIST, `web.building-${process.pid}`)
     try {
       await vite.build(viteConfig(temporary, false))
-      fs.writeFileSync(path.join(temporary, '.built'), new Date().toISOString() + '\n')
+      fs.writeFileSync(path.join(temporary, '.built'), `${new Date().toISOString()}\n`)
       const old = path.join(DIST, `web.old-${process.pid}`)
       if (fs.existsSync(OUT)) fs.renameSync(OUT, old)
       fs.renameSync(temporary, OUT)

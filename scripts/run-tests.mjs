@@ -40,9 +40,8 @@ if (await postgresReachable()) {
   console.log('PostgreSQL is not reachable (TEST_DATABASE_URL or 127.0.0.1:5432): tests run on SQLite only.')
   env.TEST_POSTGRES = 'off'
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
-  { stdio: 'inherit', env }
-)
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+  env
+})
 process.exit(result.status ?? 1)

@@ -1,7 +1,7 @@
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import type { Logger } from 'pino'
-import { systemClock, type Clock } from './common/clock.js'
+import { type Clock, systemClock } from './common/clock.js'
 import { MAX_CONCURRENT_PASSWORD_HASHES, passwordHashing } from './common/crypto.js'
 import { newTransactionCode } from './common/ids.js'
 import type { Config } from './config.js'
@@ -10,12 +10,12 @@ import { SqliteGroupCommit } from './db/unit-of-work.js'
 import { VersionedMemo } from './db/versioned-memo.js'
 import { apiKeysRepository } from './modules/api-keys/api-keys.repository.js'
 import { catalogueModule } from './modules/catalogue/index.js'
+import { customerLoginQuery } from './modules/customers/customers.credentials.js'
 import { customersModule } from './modules/customers/index.js'
+import { registerOutboxMetrics } from './modules/notifications/notifications.metrics.js'
 import { ordersModule } from './modules/orders/index.js'
 import { trackingModule } from './modules/tracking/index.js'
 import { webModule } from './modules/web/index.js'
-import { customerLoginQuery } from './modules/customers/customers.credentials.js'
-import { registerOutboxMetrics } from './modules/notifications/notifications.metrics.js'
 import type { App } from './platform/app-types.js'
 import { Authenticator, type CredentialStore } from './platform/auth.js'
 import { BODY_LIMIT, registerBodyParsers } from './platform/body-parsers.js'
@@ -91,22 +91,38 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const rateLimits = createRateLimitStores({ redisUrl: deps.config.redisUrl, clock, logger, maxKeys: deps.config.rateLimitMaxKeys })
   const metrics = new Metrics()
   registerOutboxMetrics(metrics, deps.database)
-  metrics.addGauge('password_hashes', `Password hashes (scrypt, 32 MiB each) running, at most ${MAX_CONCURRENT_PASSWORD_HASHES}, and waiting for a turn.`, ['state'], async () => [
-    { labels: { state: 'running' }, value: passwordHashing.running },
-    { labels: { state: 'waiting' }, value: passwordHashing.waiting }
-  ])
+  metrics.addGauge(
+    'password_hashes',
+    `Password hashes (scrypt, 32 MiB each) running, at most ${MAX_CONCURRENT_PASSWORD_HASHES}, and waiting for a turn.`,
+    ['state'],
+    async () => [
+      { labels: { state: 'running' }, value: passwordHashing.running },
+      { labels: { state: 'waiting' }, value: passwordHashing.waiting }
+    ]
+  )
   const unitOfWork = deps.database.unitOfWork
   if (unitOfWork instanceof SqliteGroupCommit) {
-    metrics.addGauge('sqlite_commits', 'SQLite write transactions committed (each one fsync).', [], async () => [{ labels: {}, value: unitOfWork.counts.commits }])
-    metrics.addGauge('sqlite_committed_use_cases', 'Use cases carried by those commits (group commit).', [], async () => [{ labels: {}, value: unitOfWork.counts.useCases }])
+    metrics.addGauge('sqlite_commits', 'SQLite write transactions committed (each one fsync).', [], async () => [
+      { labels: {}, value: unitOfWork.counts.commits }
+    ])
+    metrics.addGauge('sqlite_committed_use_cases', 'Use cases carried by those commits (group commit).', [], async () => [
+      { labels: {}, value: unitOfWork.counts.useCases }
+    ])
     const checkpoints = unitOfWork.checkpointer?.counts
     if (checkpoints !== undefined) {
-      metrics.addGauge('sqlite_checkpoints', 'WAL checkpoints run off the event loop (a worker thread): done, skipped for another one running, failed.', ['outcome'], async () => [
-        { labels: { outcome: 'done' }, value: checkpoints.runs },
-        { labels: { outcome: 'busy' }, value: checkpoints.busy },
-        { labels: { outcome: 'failed' }, value: checkpoints.failures }
+      metrics.addGauge(
+        'sqlite_checkpoints',
+        'WAL checkpoints run off the event loop (a worker thread): done, skipped for another one running, failed.',
+        ['outcome'],
+        async () => [
+          { labels: { outcome: 'done' }, value: checkpoints.runs },
+          { labels: { outcome: 'busy' }, value: checkpoints.busy },
+          { labels: { outcome: 'failed' }, value: checkpoints.failures }
+        ]
+      )
+      metrics.addGauge('sqlite_wal_frames', 'Frames in the WAL at the end of the last checkpoint (4 KiB each).', [], async () => [
+        { labels: {}, value: checkpoints.walFrames }
       ])
-      metrics.addGauge('sqlite_wal_frames', 'Frames in the WAL at the end of the last checkpoint (4 KiB each).', [], async () => [{ labels: {}, value: checkpoints.walFrames }])
     }
   }
   const context: AppContext = {

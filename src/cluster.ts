@@ -89,7 +89,9 @@ export async function runPrimary(config: Config, options: { drainMs?: number } =
     slot.startedAt = Date.now()
     // Issue 25: a failed send or kill on the worker's channel (one that has just died) is an 'error'
     // event on it; unheard, it would end the primary and every worker. Its exit is handled below.
-    worker.on('error', (error: Error) => logger.warn({ slot: slot.index, pid: worker.process.pid, err: error }, 'an API worker channel failed'))
+    worker.on('error', (error: Error) =>
+      logger.warn({ slot: slot.index, pid: worker.process.pid, err: error }, 'an API worker channel failed')
+    )
     worker.on('message', (message: unknown) => {
       if (!isListeningMessage(message) || announced) return
       listening.add(slot.index)
@@ -109,7 +111,10 @@ export async function runPrimary(config: Config, options: { drainMs?: number } =
       }
       slot.quickDeaths = Date.now() - slot.startedAt < HEALTHY_AFTER_MS ? slot.quickDeaths + 1 : 1
       const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (slot.quickDeaths - 1))
-      logger.error({ slot: slot.index, pid: worker.process.pid, code, signal, restartInMs: delay }, 'an API worker exited; starting another')
+      logger.error(
+        { slot: slot.index, pid: worker.process.pid, code, signal, restartInMs: delay },
+        'an API worker exited; starting another'
+      )
       slot.restart = setTimeout(() => fork(slot), delay)
     })
   }
@@ -117,7 +122,10 @@ export async function runPrimary(config: Config, options: { drainMs?: number } =
   const shutdown = async (reason: string, exitCode: number) => {
     if (stopping) return
     stopping = true
-    logger.info({ signal: reason, workers: slots.filter((s) => s.worker !== null).length }, 'shutting down: every API worker finishes its requests in flight')
+    logger.info(
+      { signal: reason, workers: slots.filter((s) => s.worker !== null).length },
+      'shutting down: every API worker finishes its requests in flight'
+    )
     const exits: Promise<unknown>[] = []
     for (const slot of slots) {
       if (slot.restart !== null) clearTimeout(slot.restart)

@@ -300,10 +300,14 @@ export function loadConfig(env: Env = process.env): Config {
   // Several API processes on one SQLite file would queue for its single writer with the event loop
   // blocked (busy_timeout); on `:memory:` each would even have its own database. Scale-out is PostgreSQL's.
   if (config.workers > 1 && config.database.kind === 'sqlite') {
-    throw new ConfigError(`WORKERS (or serve --workers) must be 1 with SQLite (got ${config.workers}); several API processes need a postgres:// DATABASE_URL`)
+    throw new ConfigError(
+      `WORKERS (or serve --workers) must be 1 with SQLite (got ${config.workers}); several API processes need a postgres:// DATABASE_URL`
+    )
   }
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
-    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS must not be more than HTTP_REQUEST_TIMEOUT_MS (got ${config.httpHeadersTimeoutMs} and ${config.httpRequestTimeoutMs})`)
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS must not be more than HTTP_REQUEST_TIMEOUT_MS (got ${config.httpHeadersTimeoutMs} and ${config.httpRequestTimeoutMs})`
+    )
   }
   if (config.production && config.cardEncryptionKey === null) {
     throw new ConfigError('CARD_ENCRYPTION_KEY must be set when NODE_ENV=production (32 bytes written in base64)')

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster'
 import { reportListening, runPrimary, workerSlot } from './cluster.js'
-import { ConfigError, loadConfig, type Config } from './config.js'
+import { type Config, ConfigError, loadConfig } from './config.js'
 import { createLogger } from './platform/logger.js'
 import { startServer } from './server.js'
 

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino'
 import { buildApp } from './app.js'
 import { messageOf, settlesWithin } from './common/async.js'
-import { systemClock, type Clock } from './common/clock.js'
-import { withoutPassword, type Config } from './config.js'
-import { openDatabase, type Database } from './db/database.js'
+import { type Clock, systemClock } from './common/clock.js'
+import { type Config, withoutPassword } from './config.js'
+import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js'
 import { createDispatcher } from './modules/notifications/index.js'
@@ -88,7 +88,13 @@ async function prepareDatabase(config: Config, database: Database, dataKey: Buff
 export async function prepareStart(config: Config, options: { logger?: Logger; clock?: Clock } = {}): Promise<void> {
   const database = openNamingTheSetting(config)
   try {
-    await prepareDatabase(config, database, loadCardKey(config), options.clock ?? systemClock, options.logger ?? createLogger(config.logLevel))
+    await prepareDatabase(
+      config,
+      database,
+      loadCardKey(config),
+      options.clock ?? systemClock,
+      options.logger ?? createLogger(config.logLevel)
+    )
   } catch (error) {
     throw namingTheDatabase(config, error)
   } finally {
@@ -100,7 +106,10 @@ export async function prepareStart(config: Config, options: { logger?: Logger; c
  * Config → database → migrations → keys → app → listen (ARCHITECTURE 1). `prepared`: the cluster
  * primary already ran `prepareStart` (issue 10), so this process only checks nothing and listens.
  */
-export async function startServer(config: Config, options: { logger?: Logger; clock?: Clock; prepared?: boolean } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: { logger?: Logger; clock?: Clock; prepared?: boolean } = {}
+): Promise<RunningServer> {
   const clock = options.clock ?? systemClock
   const logger = options.logger ?? createLogger(config.logLevel)
   const database = openNamingTheSetting(config)

@@ -5,7 +5,13 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number): Prom
     timer = setTimeout(() => resolve(false), ms)
   })
   try {
-    return await Promise.race([promise.then(() => true, () => true), late])
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true
+      ),
+      late
+    ])
   } finally {
     clearTimeout(timer)
   }

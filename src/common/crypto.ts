@@ -1,13 +1,4 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  hash,
-  randomBytes,
-  scrypt,
-  timingSafeEqual,
-  type ScryptOptions
-} from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, hash, randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
 /** Hex SHA-256 of a text; how API key secrets and reset tokens are stored (D-10, D-36). */
 export function sha256Hex(value: string): string {

@@ -1,10 +1,18 @@
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely'
+import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import type { Config } from '../config.js'
-import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js'
+import { type Dialect, postgresDialect, sqliteDialect } from './dialect.js'
 import { kyselyPostgresPool, openPostgresPool, postgresRunner } from './postgres.js'
 import { QueryListeners, type QueryRunner } from './query-runner.js'
 import type { DB } from './schema.js'
-import { kyselySqliteDatabase, openSqliteConnection, SqliteDirect, openSqliteReader, SqliteReadSnapshot, sqliteRunner, StatementCache } from './sqlite.js'
+import {
+  kyselySqliteDatabase,
+  openSqliteConnection,
+  openSqliteReader,
+  SqliteDirect,
+  SqliteReadSnapshot,
+  StatementCache,
+  sqliteRunner
+} from './sqlite.js'
 import { SqliteCheckpointer } from './sqlite-checkpointer.js'
 import { postgresUnitOfWork, SqliteGroupCommit, type UnitOfWork } from './unit-of-work.js'
 import { WriteOutcomes } from './write-outcomes.js'
@@ -59,7 +67,10 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
   const writes = new WriteOutcomes(sqliteDialect)
   const reader: QueryRunner =
     snapshot === null
-      ? { rows: async <R>(text: string, parameters: readonly unknown[]) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows as R[] }
+      ? {
+          rows: async <R>(text: string, parameters: readonly unknown[]) =>
+            (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows as R[]
+        }
       : sqliteRunner(new StatementCache(snapshot.connection), queries, snapshot)
   return {
     db,
@@ -109,7 +120,5 @@ function openPostgres(settings: DatabaseSettings, url: string): Database {
 
 /** Opens the database DATABASE_URL names (D-02). Migrations are run separately (migrator.ts). */
 export function openDatabase(settings: DatabaseSettings): Database {
-  return settings.database.kind === 'sqlite'
-    ? openSqlite(settings, settings.database.file)
-    : openPostgres(settings, settings.database.url)
+  return settings.database.kind === 'sqlite' ? openSqlite(settings, settings.database.file) : openPostgres(settings, settings.database.url)
 }

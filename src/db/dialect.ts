@@ -1,4 +1,4 @@
-import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder } from 'kysely'
+import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder, sql } from 'kysely'
 import type { DB } from './schema.js'
 
 /**
@@ -109,8 +109,7 @@ export const postgresDialect: Dialect = {
   supportsSkipLocked: true,
   supportsWritesInWith: true,
   bigint: 'bigint',
-  addIdColumn: (table) =>
-    table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity()),
+  addIdColumn: (table) => table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity()),
   binaryText: (column) => column.modifyEnd(sql`collate "C"`),
   lockForTransaction: async (trx, key) => {
     await sql`select pg_advisory_xact_lock(${key})`.execute(trx)

@@ -1,6 +1,6 @@
-import pg from 'pg'
 import type { PostgresPool, PostgresPoolClient } from 'kysely'
-import { statementName, type QueryListeners, type QueryRunner } from './query-runner.js'
+import pg from 'pg'
+import { type QueryListeners, type QueryRunner, statementName } from './query-runner.js'
 
 // int8 (COUNT, bigint ids and millisecond timestamps) as JS numbers: every such value here is far
 // below 2^53. node-postgres returns strings by default.

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
+import { type Compilable, CompiledQuery, type Kysely } from 'kysely'
 import { directOf } from './direct.js'
 import type { QueryRunner } from './query-runner.js'
 import { registerStatementName } from './query-runner.js'
@@ -24,8 +24,8 @@ export class PreparedQuery<P extends object, R> {
 
   constructor(compiled: CompiledQuery) {
     this.sql = compiled.sql
-    this.slots = compiled.parameters.map((value): Slot =>
-      typeof value === 'string' && value.startsWith(MARK) ? { name: value.slice(MARK.length) } : { constant: value }
+    this.slots = compiled.parameters.map(
+      (value): Slot => (typeof value === 'string' && value.startsWith(MARK) ? { name: value.slice(MARK.length) } : { constant: value })
     )
     registerStatementName(this.sql)
   }

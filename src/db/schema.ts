@@ -3,8 +3,8 @@ import type { ItemsTable, ServiceStepsTable, ServicesTable } from '../modules/ca
 import type { CustomerNamePrefixesTable, CustomersTable, PasswordResetTokensTable } from '../modules/customers/customers.table.js'
 import type { OutboxTable } from '../modules/notifications/outbox.table.js'
 import type { OrderHistoryTable, OrdersTable, ReceiptLinesTable } from '../modules/orders/orders.table.js'
-import type { TrackingTokensTable } from '../modules/tracking/tracking.table.js'
 import type { DataKeyTable } from '../modules/payments/data-key.table.js'
+import type { TrackingTokensTable } from '../modules/tracking/tracking.table.js'
 import type { HealthProbeTable } from '../platform/health-probe.table.js'
 import type { IdempotencyKeysTable } from '../platform/idempotency.table.js'
 

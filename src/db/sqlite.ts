@@ -66,7 +66,11 @@ export function openSqliteReader(file: string): BetterSqlite3.Database {
  * Kysely opens transactions with a plain `begin`; it is made `begin immediate` so a second process
  * (the CLI, another server) waits for the write lock at the start instead of failing mid-way.
  */
-export function kyselySqliteDatabase(connection: BetterSqlite3.Database, cache: StatementCache, beforeStatement?: () => void): SqliteDatabase {
+export function kyselySqliteDatabase(
+  connection: BetterSqlite3.Database,
+  cache: StatementCache,
+  beforeStatement?: () => void
+): SqliteDatabase {
   return {
     prepare: (sqlText: string) => {
       // Kysely runs each statement right after preparing it.
@@ -209,4 +213,3 @@ export class SqliteDirect implements DirectStatements {
     return this.cache.get(sqlText)
   }
 }
-

@@ -1,9 +1,9 @@
 import type { ControlledTransaction, Kysely, Transaction } from 'kysely'
 import type { Dialect } from './dialect.js'
-import { allowDirect, forgetDirect, type DirectStatements } from './direct.js'
+import { allowDirect, type DirectStatements, forgetDirect } from './direct.js'
+import type { DB } from './schema.js'
 import type { SqliteCheckpointer } from './sqlite-checkpointer.js'
 import type { WriteOutcomes } from './write-outcomes.js'
-import type { DB } from './schema.js'
 
 /** The body of a use case: every statement it runs goes through `trx`; no network I/O inside. */
 export type Work<T> = (trx: Transaction<DB>) => Promise<T>
@@ -132,7 +132,10 @@ export class SqliteGroupCommit implements UnitOfWork {
       this.checkpointer?.committed()
       this.outcomes?.committed()
     } catch (error) {
-      await trx.rollback().execute().catch(() => {})
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {})
       this.outcomes?.failed(error)
       job.reject(error)
       return
@@ -160,7 +163,10 @@ export class SqliteGroupCommit implements UnitOfWork {
       this.checkpointer?.committed()
       this.outcomes?.committed()
     } catch (error) {
-      await trx.rollback().execute().catch(() => {})
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {})
       this.outcomes?.failed(error)
       for (const job of batch) job.reject(error)
       return

@@ -1,11 +1,11 @@
 import type { FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import type { ApiKeyRole } from '../modules/api-keys/api-keys.table.js'
 import { constantTimeEqual, DUMMY_PASSWORD_HASH, sha256Hex, verifyPassword } from '../common/crypto.js'
 import { normalizeEmail } from '../common/email.js'
+import type { ApiKeyRole } from '../modules/api-keys/api-keys.table.js'
 import type { App } from './app-types.js'
-import { parseBasicAuthorization, type BasicCredentials } from './basic-auth.js'
+import { type BasicCredentials, parseBasicAuthorization } from './basic-auth.js'
 import type { VerifiedCredentialCache } from './credential-cache.js'
-import { callerClass, type CallerClass, type Principal } from './principal.js'
+import { type CallerClass, callerClass, type Principal } from './principal.js'
 import { problems } from './problems.js'
 import { RateLimiter, type RateLimitStore } from './rate-limit.js'
 import { addressCounterKey, counterKey, LIMITS } from './rate-limit.rules.js'
@@ -77,7 +77,9 @@ export class Authenticator {
     if (!counts.hasRoom(emailFailKey(email), LIMITS.failedSignInsPerEmail.limit)) return undefined
     const login = this.store.keptCustomerLogin?.(email)?.value
     if (login?.password_hash == null) return undefined
-    return this.cache.check(login.id, login.password_hash, credentials.password) === 'valid' ? { kind: 'customer', customerId: login.id } : undefined
+    return this.cache.check(login.id, login.password_hash, credentials.password) === 'valid'
+      ? { kind: 'customer', customerId: login.id }
+      : undefined
   }
 
   private async authenticateCustomer(credentials: BasicCredentials, clientAddress: string): Promise<Principal> {
@@ -228,7 +230,10 @@ export function callersScope(auth: Authenticator, callers: readonly CallerClass[
     // Callback style, so a request admitted at once (`authenticate` answering without a promise)
     // goes on to its handler without waiting for a microtask turn.
     const admit = (request: FastifyRequest, principal: Principal, done: HookHandlerDoneFunction): void => {
-      if (!callers.includes(callerClass(principal))) return done(problems.forbidden())
+      if (!callers.includes(callerClass(principal))) {
+        done(problems.forbidden())
+        return
+      }
       request.principal = principal
       done()
     }

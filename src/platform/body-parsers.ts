@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import type { FastifyRequest, preParsingHookHandler, preValidationHookHandler } from 'fastify'
 import type { App } from './app-types.js'
-import { invalidField, problems, type Problem } from './problems.js'
+import { invalidField, type Problem, problems } from './problems.js'
 
 const POISONING_MESSAGE = 'must not have a "__proto__" key, or a "constructor" key holding "prototype", at any depth'
 

@@ -142,4 +142,3 @@ function socketClosed(this: TrackedSocket): void {
   const slot = this[SLOT]
   if (slot !== undefined) slot.owner.closed(slot)
 }
-

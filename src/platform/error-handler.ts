@@ -8,10 +8,7 @@ import { absentKeyCode, toFieldErrors } from './validation-errors.js'
 /** Writes a problem document (D-20). The body is serialised here so its shape never depends on a route. */
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
   if (problem.headers !== undefined) reply.headers(problem.headers)
-  return reply
-    .code(problem.status)
-    .type('application/problem+json')
-    .send(JSON.stringify(problem.toDocument()))
+  return reply.code(problem.status).type('application/problem+json').send(JSON.stringify(problem.toDocument()))
 }
 
 const FRAMEWORK_CODES: Record<string, () => Problem> = {
@@ -117,7 +114,11 @@ export function registerErrorHandling(app: App, dialect: Dialect, keyReused: Key
     if (problem.code === 'internal') request.log.error({ err: error }, 'request failed')
     else if (problem.code === 'unavailable') request.log.warn({ err: error }, 'database unavailable')
     // Its connection is gone, so no answer reaches it and no "request completed" line follows.
-    else if (isClientAbort(error)) request.log.info({ method: request.method, route: request.routeOptions.url ?? 'unmatched' }, 'client closed the connection before its request was read')
+    else if (isClientAbort(error))
+      request.log.info(
+        { method: request.method, route: request.routeOptions.url ?? 'unmatched' },
+        'client closed the connection before its request was read'
+      )
     return sendProblem(reply, problem)
   })
 

@@ -3,8 +3,8 @@ import type { Database } from '../db/database.js'
 import type { App } from './app-types.js'
 import { sendProblem } from './error-handler.js'
 import type { Metrics } from './metrics.js'
-import { problemResponses, textAnswer } from './schemas.js'
 import { problems } from './problems.js'
+import { problemResponses, textAnswer } from './schemas.js'
 import { WriteReadiness } from './write-readiness.js'
 
 const Status = Type.Object({ status: Type.String() })

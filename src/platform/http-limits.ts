@@ -4,12 +4,17 @@ import type { Duplex } from 'node:stream'
 import type { FastifyServerOptions } from 'fastify'
 import type { Config } from '../config.js'
 import { ConnectionSlots } from './connection-slots.js'
-import { Problem, problems } from './problems.js'
+import { type Problem, problems } from './problems.js'
 import { requestIdOf, storedRequestId } from './request-context.js'
 
 type Limits = Pick<
   Config,
-  'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections' | 'httpMaxConnectionsPerAddress' | 'httpMaxHeaderSize'
+  | 'httpHeadersTimeoutMs'
+  | 'httpRequestTimeoutMs'
+  | 'httpKeepAliveTimeoutMs'
+  | 'httpMaxConnections'
+  | 'httpMaxConnectionsPerAddress'
+  | 'httpMaxHeaderSize'
 >
 
 /**
@@ -23,7 +28,10 @@ type Limits = Pick<
  *   kept-alive one after HTTP_KEEP_ALIVE_TIMEOUT_MS.
  * - Headers are at most HTTP_MAX_HEADER_SIZE bytes (431).
  */
-export function httpServerOptions(limits: Limits): Pick<FastifyServerOptions, 'requestTimeout' | 'connectionTimeout' | 'keepAliveTimeout' | 'clientErrorHandler'> & {
+export function httpServerOptions(limits: Limits): Pick<
+  FastifyServerOptions,
+  'requestTimeout' | 'connectionTimeout' | 'keepAliveTimeout' | 'clientErrorHandler'
+> & {
   http: {
     headersTimeout: number
     requestTimeout: number

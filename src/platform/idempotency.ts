@@ -1,14 +1,14 @@
 import type { FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
-import type { Clock } from '../common/clock.js'
 import { canonicalJson } from '../common/canonical-json.js'
+import type { Clock } from '../common/clock.js'
 import { decrypt, encrypt, hmac } from '../common/crypto.js'
 import type { Database } from '../db/database.js'
 import { prepare } from '../db/prepared.js'
 import type { DB } from '../db/schema.js'
 import type { Work } from '../db/unit-of-work.js'
-import { principalKey, type Principal } from './principal.js'
-import { Problem, problems, type ProblemDocument } from './problems.js'
+import { type Principal, principalKey } from './principal.js'
+import { Problem, type ProblemDocument, problems } from './problems.js'
 import { IDEMPOTENCY_KEY_PATTERN } from './schemas.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -113,9 +113,7 @@ function queries(db: Kysely<DB>) {
         .where('owner', '=', p('owner'))
         .where('key', '=', p('key'))
     ),
-    purge: prepare<{ before: number }, unknown>(db, (db, p) =>
-      db.deleteFrom('idempotency_keys').where('created_at', '<', p('before'))
-    )
+    purge: prepare<{ before: number }, unknown>(db, (db, p) => db.deleteFrom('idempotency_keys').where('created_at', '<', p('before')))
   }
 }
 
@@ -162,7 +160,11 @@ export class Writes {
   async run<T>(caller: Caller, work: Work<T>): Promise<T> {
     const idempotency = caller.idempotency
     if (idempotency === undefined) return this.database.unitOfWork.run(work)
-    const scope = { owner: idempotency.owner, key: idempotency.key, fingerprint: hmac(this.fingerprintKey, idempotency.request).toString('hex') }
+    const scope = {
+      owner: idempotency.owner,
+      key: idempotency.key,
+      fingerprint: hmac(this.fingerprintKey, idempotency.request).toString('hex')
+    }
     try {
       return await this.database.unitOfWork.run(async (trx) => {
         const replay = await this.claim(trx, scope)
@@ -175,7 +177,12 @@ export class Writes {
       if (isReplayable(error)) {
         // The use case rolled back; its failure is recorded on its own so a repeat answers the same.
         await this.database.unitOfWork.run(async (trx) => {
-          await this.q.claim.run(trx, { ...scope, status_code: error.status, response: this.seal(error.toDocument()), created_at: this.clock.now() })
+          await this.q.claim.run(trx, {
+            ...scope,
+            status_code: error.status,
+            response: this.seal(error.toDocument()),
+            created_at: this.clock.now()
+          })
         })
       }
       throw error

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 
 /** A gauge whose value is read from the database when /metrics is scraped. */
 export type GaugeSource = () => Promise<Array<{ labels: Record<string, string>; value: number }>>

@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import { completeDocument } from './openapi-complete.js'
 import type { App } from './app-types.js'
 import { MAX_BODY_DEPTH } from './body-parsers.js'
+import { completeDocument } from './openapi-complete.js'
 import { PROBLEM_STATUS } from './problems.js'
 
 const DESCRIPTION = `

@@ -96,9 +96,7 @@ function printable(value: string): string {
 
 /** A 400 naming one field; for rules beyond what the schema says. */
 export function invalidField(field: string, message: string): Problem {
-  return new Problem('validation_failed', `The request is invalid: ${field.slice(1) || 'body'} ${message}.`, [
-    { field, message }
-  ])
+  return new Problem('validation_failed', `The request is invalid: ${field.slice(1) || 'body'} ${message}.`, [{ field, message }])
 }
 
 /** Named factories, one per situation, so the same condition always reads the same. */
@@ -132,41 +130,41 @@ export const problems = {
   headersTooLarge: () => new Problem('headers_too_large', 'The request line and headers are larger than the server accepts.'),
   // The connection layer (http-limits.ts, request-context.ts): no field of the body is at fault.
   malformedHttp: (reason: string) =>
-    new Problem('validation_failed', `The request is not valid HTTP/1.1: ${reason}.`, [{ field: '', message: `is not valid HTTP/1.1: ${reason}` }]),
-  notAProxy: () =>
-    new Problem('method_not_allowed', 'This server is not a proxy: CONNECT is not served.', undefined, { allow: '' }),
+    new Problem('validation_failed', `The request is not valid HTTP/1.1: ${reason}.`, [
+      { field: '', message: `is not valid HTTP/1.1: ${reason}` }
+    ]),
+  notAProxy: () => new Problem('method_not_allowed', 'This server is not a proxy: CONNECT is not served.', undefined, { allow: '' }),
   unsupportedMediaType: () =>
     new Problem('unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.'),
   unsupportedCharset: (charset: string) =>
     new Problem('unsupported_media_type', `The request body must be JSON in UTF-8, not charset=${printable(charset)}.`),
   unsupportedContentEncoding: (coding: string) =>
-    new Problem('unsupported_media_type', `The request body must be sent uncompressed, not with Content-Encoding: ${printable(coding)}.`, undefined, {
-      'accept-encoding': 'identity'
-    }),
+    new Problem(
+      'unsupported_media_type',
+      `The request body must be sent uncompressed, not with Content-Encoding: ${printable(coding)}.`,
+      undefined,
+      {
+        'accept-encoding': 'identity'
+      }
+    ),
   rateLimited: (retryAfterSeconds: number) =>
     new Problem('rate_limited', 'Too many requests; try again later.', undefined, {
       'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds)))
     }),
   idempotencyKeyReused: () =>
-    new Problem(
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used with a different operation or body.'
-    ),
+    new Problem('idempotency_key_reused', 'This Idempotency-Key was already used with a different operation or body.'),
   customerNotFound: () => new Problem('customer_not_found', 'No customer with this id exists.'),
   serviceNotFound: () => new Problem('service_not_found', 'No service with this name exists.'),
-  stepNotFound: (steps: number) =>
-    new Problem('step_not_found', `This service has no such step; its steps are numbered 1 to ${steps}.`),
+  stepNotFound: (steps: number) => new Problem('step_not_found', `This service has no such step; its steps are numbered 1 to ${steps}.`),
   transactionNotFound: () => new Problem('transaction_not_found', 'No transaction with this id exists.'),
   itemNotFound: () => new Problem('item_not_found', 'No item with this id exists.'),
   itemNotOnReceipt: () => new Problem('item_not_on_receipt', 'This item is not on the receipt of the transaction.'),
   emailTaken: () => new Problem('email_taken', 'Another customer already uses this e-mail address.'),
   serviceExists: () => new Problem('service_exists', 'A service with this name already exists.'),
-  stepInUse: () =>
-    new Problem('step_in_use', 'Transactions are at this step; move them on before removing it.'),
+  stepInUse: () => new Problem('step_in_use', 'Transactions are at this step; move them on before removing it.'),
   lastStep: () => new Problem('last_step', 'The only step of a service cannot be removed.'),
   transactionClosed: () => new Problem('transaction_closed', 'This transaction is closed.'),
-  itemNotInService: () =>
-    new Problem('item_not_in_service', "This item belongs to another service than the transaction's."),
+  itemNotInService: () => new Problem('item_not_in_service', "This item belongs to another service than the transaction's."),
   positionChanged: (actual: number) =>
     new Problem('position_changed', `The transaction is no longer at the step you saw; it is at step ${actual}.`),
   partialCard: (missing: string[]) =>
@@ -176,15 +174,10 @@ export const problems = {
       missing.map((name) => ({ field: `/customer/creditcard/${name}`, message: 'is required with the other card fields' }))
     ),
   invalidCard: (field: string, message: string) =>
-    new Problem('invalid_card', `The card is not valid: ${field} ${message}.`, [
-      { field: `/customer/creditcard/${field}`, message }
-    ]),
+    new Problem('invalid_card', `The card is not valid: ${field} ${message}.`, [{ field: `/customer/creditcard/${field}`, message }]),
   unknownZip: (field: string) =>
-    new Problem('unknown_zip', 'This ZIP code is not in our US ZIP code database.', [
-      { field, message: 'is not a known US ZIP code' }
-    ]),
-  invalidToken: () =>
-    new Problem('invalid_token', 'This password reset link is not valid, was already used, or has expired.'),
+    new Problem('unknown_zip', 'This ZIP code is not in our US ZIP code database.', [{ field, message: 'is not a known US ZIP code' }]),
+  invalidToken: () => new Problem('invalid_token', 'This password reset link is not valid, was already used, or has expired.'),
   internal: () => new Problem('internal', 'Something went wrong on our side; the request may be retried.'),
   unavailable: () =>
     new Problem('unavailable', 'The service cannot reach its database right now; try again shortly.', undefined, {

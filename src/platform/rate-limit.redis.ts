@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { Clock } from '../common/clock.js'
-import { RateLimiter, type RateDecision, type RateLimitStore, type RateLimitStores } from './rate-limit.js'
+import { type RateDecision, RateLimiter, type RateLimitStore, type RateLimitStores } from './rate-limit.js'
 
 /**
  * One fixed window, atomically: count (or only read) the key, start its expiry with the first
@@ -179,10 +179,17 @@ class RedisLink {
       (reply) => {
         const policy = String((reply as string[])[1] ?? '')
         if (evictsBeforeExpiry(policy)) {
-          this.log.warn({ maxmemory_policy: policy }, 'Redis may evict rate-limit counters before their window ends: set maxmemory-policy noeviction (D-14)')
+          this.log.warn(
+            { maxmemory_policy: policy },
+            'Redis may evict rate-limit counters before their window ends: set maxmemory-policy noeviction (D-14)'
+          )
         } else this.log.debug({ maxmemory_policy: policy }, 'Redis keeps every rate-limit counter until its window ends')
       },
-      (error: Error) => this.log.info({ err: { type: error.name, message: error.message } }, 'Redis did not say its maxmemory-policy; it must be noeviction (D-14)')
+      (error: Error) =>
+        this.log.info(
+          { err: { type: error.name, message: error.message } },
+          'Redis did not say its maxmemory-policy; it must be noeviction (D-14)'
+        )
     )
   }
 }
@@ -279,9 +286,18 @@ export class RedisRateLimitStore implements RateLimitStore {
  * this process's memory (with several processes a client may get the limit once per process). One
  * store for sign-in and reset, another for tracking, each bounded by `maxKeys` counters in memory.
  */
-export function createRateLimitStores(options: { redisUrl: string | null; clock: Clock; logger: Logger; maxKeys?: number }): RateLimitStores {
+export function createRateLimitStores(options: {
+  redisUrl: string | null
+  clock: Clock
+  logger: Logger
+  maxKeys?: number
+}): RateLimitStores {
   if (options.redisUrl === null) {
-    return { signIn: new RateLimiter(options.clock, options.maxKeys), tracking: new RateLimiter(options.clock, options.maxKeys), close: async () => {} }
+    return {
+      signIn: new RateLimiter(options.clock, options.maxKeys),
+      tracking: new RateLimiter(options.clock, options.maxKeys),
+      close: async () => {}
+    }
   }
   const signIn = new RedisRateLimitStore({ url: options.redisUrl, clock: options.clock, logger: options.logger, maxKeys: options.maxKeys })
   return { signIn, tracking: signIn.alongside(), close: () => signIn.close() }

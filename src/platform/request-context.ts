@@ -47,7 +47,8 @@ export function headerFault(raw: IncomingMessage): string | undefined {
     const lower = name.toLowerCase()
     if (!SINGLETON_FIELDS.has(lower)) continue
     if (seen?.includes(lower)) return `it has more than one ${lower} header`
-    ;(seen ??= []).push(lower)
+    seen ??= []
+    seen.push(lower)
   }
   return undefined
 }

@@ -1,5 +1,5 @@
-import Type, { type TSchema } from 'typebox'
 import type { FastifySchema } from 'fastify'
+import Type, { type TSchema } from 'typebox'
 import { BODY_LIMIT } from './body-parsers.js'
 import { PROBLEM_STATUS, type ProblemCode } from './problems.js'
 
@@ -73,8 +73,17 @@ export function PathKey(notFound: AbsentCode, options: TextOptions = {}) {
  * An item id: numeric text or a number (D-30, D-45); anything else names no item, answered with
  * `notFound`: `item_not_found`, or `item_not_on_receipt` where the id is looked up on a receipt.
  */
-export function ItemKey(description = 'The item id: numeric text (a number is accepted too).', notFound: 'item_not_found' | 'item_not_on_receipt' = 'item_not_found') {
-  return Type.Unsafe<string | number>({ type: ['string', 'integer'], maxLength: 20, pattern: TEXT_PATTERN, 'x-absent': notFound, description })
+export function ItemKey(
+  description = 'The item id: numeric text (a number is accepted too).',
+  notFound: 'item_not_found' | 'item_not_on_receipt' = 'item_not_found'
+) {
+  return Type.Unsafe<string | number>({
+    type: ['string', 'integer'],
+    maxLength: 20,
+    pattern: TEXT_PATTERN,
+    'x-absent': notFound,
+    description
+  })
 }
 
 /** An opaque identifier from a body (D-30); one that cannot exist is `notFound`. */
@@ -129,15 +138,17 @@ export function ProblemSchema(codes: readonly ProblemCode[]) {
  * Codes any route can answer with: the connection layer's too (a request HTTP/1.x cannot parse is
  * 400, headers past their limit 431, a request too slow to arrive 408; http-limits.ts).
  */
-export const COMMON_PROBLEMS: readonly ProblemCode[] = ['validation_failed', 'request_timeout', 'headers_too_large', 'rate_limited', 'internal', 'unavailable']
+export const COMMON_PROBLEMS: readonly ProblemCode[] = [
+  'validation_failed',
+  'request_timeout',
+  'headers_too_large',
+  'rate_limited',
+  'internal',
+  'unavailable'
+]
 
 /** Codes any route that reads a JSON body can answer with. */
-export const BODY_PROBLEMS: readonly ProblemCode[] = [
-  'invalid_json',
-  'validation_failed',
-  'payload_too_large',
-  'unsupported_media_type'
-]
+export const BODY_PROBLEMS: readonly ProblemCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type']
 
 /** The `responses` entries for a list of problem codes, grouped by status, as OpenAPI shows them. */
 export function problemResponses(codes: readonly ProblemCode[]): Record<number, unknown> {
@@ -191,9 +202,11 @@ export type OperationSchema<B, P, R> = FastifySchema & { response: { 200: R } } 
   (P extends TSchema ? { params: P } : unknown)
 
 /** The full Fastify/OpenAPI schema of one operation: body, answers and every problem it may give. */
-export function operation<B extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined, R extends TSchema = TSchema>(
-  spec: OperationSpec<B, P, R>
-): OperationSchema<B, P, R> {
+export function operation<
+  B extends TSchema | undefined = undefined,
+  P extends TSchema | undefined = undefined,
+  R extends TSchema = TSchema
+>(spec: OperationSpec<B, P, R>): OperationSchema<B, P, R> {
   const codes: ProblemCode[] = [...spec.problems, ...COMMON_PROBLEMS]
   // An operation without a body ignores whatever body it is sent (D-23): no body can fail it.
   if (spec.body !== undefined) codes.push(...BODY_PROBLEMS)
@@ -215,7 +228,10 @@ export function operation<B extends TSchema | undefined = undefined, P extends T
 
 /** Adds problem codes to an operation's schema after the fact (the access scope adds 401 and 403). */
 export function addProblems(schema: FastifySchema, codes: readonly ProblemCode[]): void {
-  const response = (schema.response ?? {}) as Record<number, { content?: Record<string, { schema: { properties: { code: { enum: string[] } } } }> }>
+  const response = (schema.response ?? {}) as Record<
+    number,
+    { content?: Record<string, { schema: { properties: { code: { enum: string[] } } } }> }
+  >
   const existing: ProblemCode[] = []
   for (const entry of Object.values(response)) {
     const problem = entry.content?.['application/problem+json']

@@ -1,6 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify'
 import type { FieldError } from './problems.js'
-import { TEXT_RULE_MESSAGES, type AbsentCode } from './schemas.js'
+import { type AbsentCode, TEXT_RULE_MESSAGES } from './schemas.js'
 
 type AjvError = FastifySchemaValidationError & {
   params: Record<string, unknown>

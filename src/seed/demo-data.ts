@@ -54,7 +54,11 @@ export const DEMO_SERVICES: readonly DemoService[] = [
   {
     name: 'Wash & Fold',
     steps: [
-      { description: 'Order received: we will pick up your laundry at the time you chose', button_title: 'Confirm pickup', events: ['email'] },
+      {
+        description: 'Order received: we will pick up your laundry at the time you chose',
+        button_title: 'Confirm pickup',
+        events: ['email']
+      },
       { description: 'Picked up from your door', button_title: 'Start washing', events: ['text', 'trak'] },
       { description: 'Washing and drying', button_title: 'Start folding', events: ['trak'] },
       { description: 'Folded and packed', button_title: 'Send out for delivery', events: ['trak'] },

@@ -6,8 +6,8 @@ import type { Database } from '../db/database.js'
 import { encodeEvents, parseEvents } from '../modules/catalogue/events.js'
 import { itemsRepository } from '../modules/catalogue/items.repository.js'
 import { cleanServiceName, defaultImageTitle, serviceNameKey, serviceNameProblem } from '../modules/catalogue/names.js'
-import { nameKey } from '../modules/customers/name-key.js'
 import { servicesRepository } from '../modules/catalogue/services.repository.js'
+import { nameKey } from '../modules/customers/name-key.js'
 import { DEMO_CUSTOMERS, DEMO_SERVICES, type DemoCustomer, type DemoService } from './demo-data.js'
 
 /** What one run of the demo seed did. Passwords are only known for customers created by this run. */
@@ -26,7 +26,8 @@ function checkService(service: DemoService): void {
   if (problem !== undefined) throw new Error(`demo service name ${JSON.stringify(service.name)} ${problem}`)
   if (service.steps.length < 1) throw new Error(`demo service ${service.name} has no steps`)
   for (const step of service.steps) {
-    if (step.description.length > MAX_TEXT || step.button_title.length > MAX_TEXT) throw new Error(`demo step of ${service.name} is too long`)
+    if (step.description.length > MAX_TEXT || step.button_title.length > MAX_TEXT)
+      throw new Error(`demo step of ${service.name} is too long`)
     if ('unknownAt' in parseEvents(step.events)) throw new Error(`demo step of ${service.name} has an unknown event`)
   }
   for (const item of service.items) {

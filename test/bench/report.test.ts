@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { LoadResult } from '../../bench/loadgen.js'
-import { comparisonLines, evaluateTargets, nodeFlagsNote, referenceComparison, summarize, type MainReport, type RunRecord } from '../../bench/report.js'
-import { twinsFirst, type ScenarioKind } from '../../bench/scenarios.js'
+import {
+  comparisonLines,
+  evaluateTargets,
+  type MainReport,
+  nodeFlagsNote,
+  type RunRecord,
+  referenceComparison,
+  summarize
+} from '../../bench/report.js'
+import { type ScenarioKind, twinsFirst } from '../../bench/scenarios.js'
 
 /** A run of `rps` requests per second in `round`, p99 as given. */
 function run(round: number, rps: number, p99 = 5): RunRecord {
@@ -11,7 +19,9 @@ function run(round: number, rps: number, p99 = 5): RunRecord {
 }
 
 function scenarios(entries: Array<[string, ScenarioKind, number[]]>) {
-  return summarize(new Map(entries.map(([name, kind, rates]) => [name, { title: name, kind, runs: rates.map((rps, i) => run(i + 1, rps)) }])))
+  return summarize(
+    new Map(entries.map(([name, kind, rates]) => [name, { title: name, kind, runs: rates.map((rps, i) => run(i + 1, rps)) }]))
+  )
 }
 
 describe('bench report (issue 7)', () => {
@@ -79,12 +89,18 @@ describe('bench report (issue 7)', () => {
     )
   })
 
-  it('should name the node flags added to npm start\'s, and the compared twin\'s when they differ', () => {
+  it("should name the node flags added to npm start's, and the compared twin's when they differ", () => {
     const compared = { revision: 'HEAD', commit: 'c'.repeat(40) }
     assert.equal(nodeFlagsNote({}), '')
     assert.equal(nodeFlagsNote({ nodeFlags: { api: [], compare: null } }), '')
-    assert.equal(nodeFlagsNote({ nodeFlags: { api: ['--max-semi-space-size=8'], compare: null } }), '; node flags added: `--max-semi-space-size=8`')
-    assert.equal(nodeFlagsNote({ nodeFlags: { api: ['--a', '--b=1'], compare: ['--a', '--b=1'] }, compared }), '; node flags added: `--a --b=1`')
+    assert.equal(
+      nodeFlagsNote({ nodeFlags: { api: ['--max-semi-space-size=8'], compare: null } }),
+      '; node flags added: `--max-semi-space-size=8`'
+    )
+    assert.equal(
+      nodeFlagsNote({ nodeFlags: { api: ['--a', '--b=1'], compare: ['--a', '--b=1'] }, compared }),
+      '; node flags added: `--a --b=1`'
+    )
     assert.equal(
       nodeFlagsNote({ nodeFlags: { api: ['--max-semi-space-size=8'], compare: [] }, compared }),
       "; node flags added: `--max-semi-space-size=8`, the HEAD twin's none"

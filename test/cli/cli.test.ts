@@ -6,7 +6,7 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { sha256Hex } from '../../src/common/crypto.js'
 import type { DatabaseConfig } from '../../src/config.js'
-import { basic, describeEachDialect, DIALECTS } from '../helpers/app.js'
+import { basic, DIALECTS, describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import { databaseUrl, run } from '../helpers/processes.js'
@@ -159,13 +159,21 @@ describe('service-ordering usage mistakes (D-90)', () => {
     })
   }
 
-  for (const args of [['migrate', '--bogus'], ['migrate', 'extra'], ['worker', '--bogus'], ['worker', 'extra']]) {
+  for (const args of [
+    ['migrate', '--bogus'],
+    ['migrate', 'extra'],
+    ['worker', '--bogus'],
+    ['worker', 'extra']
+  ]) {
     it(`should exit 2 with the usage for ${args.join(' ')}: commands without options take none`, async () => {
       const file = path.join(dataDir, 'never.db')
       const result = await run(CLI, args, { DATABASE_URL: `sqlite:${file}`, DATA_DIR: dataDir })
       assert.equal(result.code, 2)
       assert.equal(result.stdout, '')
-      assert.match(result.stderr, args[1]!.startsWith('--') ? /^service-ordering: Unknown option '--bogus'/ : /^service-ordering: Unexpected argument 'extra'/)
+      assert.match(
+        result.stderr,
+        args[1]!.startsWith('--') ? /^service-ordering: Unknown option '--bogus'/ : /^service-ordering: Unexpected argument 'extra'/
+      )
       assert.ok(result.stderr.endsWith(`\n\n${usage}`))
       assert.equal(fs.existsSync(file), false)
     })

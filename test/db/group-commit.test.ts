@@ -2,9 +2,9 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { loadConfig } from '../../src/config.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
-import { migrateToLatest } from '../../src/db/migrator.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { directOf } from '../../src/db/direct.js'
+import { migrateToLatest } from '../../src/db/migrator.js'
 import { prepare } from '../../src/db/prepared.js'
 import { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
@@ -15,7 +15,10 @@ describe('SQLite group commit (performance issue)', () => {
   let database: Database
   before(async () => {
     testDatabase = await createTestDatabase('sqlite')
-    const config = loadConfig({ DATABASE_URL: `sqlite:${(testDatabase.database as { file: string }).file}`, DATA_DIR: testDatabase.dataDir })
+    const config = loadConfig({
+      DATABASE_URL: `sqlite:${(testDatabase.database as { file: string }).file}`,
+      DATA_DIR: testDatabase.dataDir
+    })
     database = openDatabase(config)
     await migrateToLatest(database.db, database.dialect)
   })
@@ -26,11 +29,15 @@ describe('SQLite group commit (performance issue)', () => {
 
   const insertKey = (key: string) =>
     database.unitOfWork.run(async (trx) => {
-      await trx.insertInto('idempotency_keys').values({ owner: 'test', key, fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 }).execute()
+      await trx
+        .insertInto('idempotency_keys')
+        .values({ owner: 'test', key, fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
+        .execute()
       return key
     })
 
-  const keys = async () => (await database.db.selectFrom('idempotency_keys').select('key').where('owner', '=', 'test').orderBy('key').execute()).map((r) => r.key)
+  const keys = async () =>
+    (await database.db.selectFrom('idempotency_keys').select('key').where('owner', '=', 'test').orderBy('key').execute()).map((r) => r.key)
 
   it('should carry use cases that arrive together in fewer commits than use cases', async () => {
     const unit = database.unitOfWork as SqliteGroupCommit
@@ -47,7 +54,10 @@ describe('SQLite group commit (performance issue)', () => {
     const outcomes = await Promise.allSettled([
       insertKey('ok-1'),
       database.unitOfWork.run(async (trx) => {
-        await trx.insertInto('idempotency_keys').values({ owner: 'test', key: 'doomed', fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 }).execute()
+        await trx
+          .insertInto('idempotency_keys')
+          .values({ owner: 'test', key: 'doomed', fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
+          .execute()
         throw new Error('use case failed after writing')
       }),
       insertKey('ok-2'),
@@ -62,7 +72,7 @@ describe('SQLite group commit (performance issue)', () => {
     assert.ok(!stored.includes('doomed'))
   })
 
-  it('should keep the savepoints\' statement journal in memory on the writer connection (issue 7)', async () => {
+  it("should keep the savepoints' statement journal in memory on the writer connection (issue 7)", async () => {
     // A batch's savepoints journal every page they change; in a temp file that journal is written
     // page by page and kept for the whole batch, which cost half of an INSERT (BENCHMARKS.md).
     const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(database.db)
@@ -79,7 +89,9 @@ describe('SQLite group commit (performance issue)', () => {
   describe('statements compiled once, run directly', () => {
     const insertPrepared = () =>
       prepare<{ key: string }, never>(database.db, (db, param) =>
-        db.insertInto('idempotency_keys').values({ owner: 'test', key: param('key'), fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
+        db
+          .insertInto('idempotency_keys')
+          .values({ owner: 'test', key: param('key'), fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
       )
     const countPrepared = () =>
       prepare<{ prefix: string }, { n: number }>(database.db, (db, param) =>
@@ -102,7 +114,7 @@ describe('SQLite group commit (performance issue)', () => {
       assert.equal(directOf(database.db), undefined)
     })
 
-    it('should see their own writes, mixed with Kysely\'s, and tell the query listeners', async () => {
+    it("should see their own writes, mixed with Kysely's, and tell the query listeners", async () => {
       const insert = insertPrepared()
       const count = countPrepared()
       const seen: string[] = []
@@ -124,10 +136,13 @@ describe('SQLite group commit (performance issue)', () => {
       }
       assert.equal(seen.filter((text) => text === insert.sql).length, 1)
       assert.equal(seen.filter((text) => text === count.sql).length, 1)
-      assert.deepEqual((await keys()).filter((k) => k.startsWith('direct-')), ['direct-1', 'direct-2'])
+      assert.deepEqual(
+        (await keys()).filter((k) => k.startsWith('direct-')),
+        ['direct-1', 'direct-2']
+      )
     })
 
-    it('should roll back a failing use case\'s direct writes, alone and in a batch', async () => {
+    it("should roll back a failing use case's direct writes, alone and in a batch", async () => {
       const insert = insertPrepared()
       const failing = (key: string) =>
         database.unitOfWork.run(async (trx) => {

@@ -10,7 +10,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 // Issue 25: every connection of the pool survives losing its server, whenever that happens, and a
 // connection that lost it (or whose session the server ended) is destroyed on release, not lent again.
 
-describe('the PostgreSQL pool when the server ends a session (issue 25)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
+describe('the PostgreSQL pool when the server ends a session (issue 25)', {
+  skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable'
+}, () => {
   let database: TestDatabase
   let admin: pg.Client
   let url = ''
@@ -52,7 +54,9 @@ describe('the PostgreSQL pool when the server ends a session (issue 25)', { skip
     assert.fail(`backend ${pid} never ran the statement`)
   }
 
-  it('should outlive a checked-out connection whose server ends it while no statement runs, and destroy it on release', { timeout: 30_000 }, async () => {
+  it('should outlive a checked-out connection whose server ends it while no statement runs, and destroy it on release', {
+    timeout: 30_000
+  }, async () => {
     // As Kysely holds a connection between a transaction's statements.
     const client = await pool.connect()
     const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid
@@ -67,7 +71,9 @@ describe('the PostgreSQL pool when the server ends a session (issue 25)', { skip
     assert.notEqual(next, pid)
   })
 
-  it('should destroy on release a connection whose statement the server ended (57P01), and keep one after an SQL error', { timeout: 30_000 }, async () => {
+  it('should destroy on release a connection whose statement the server ended (57P01), and keep one after an SQL error', {
+    timeout: 30_000
+  }, async () => {
     const kysely = kyselyPostgresPool(pool)
     const held = await kysely.connect()
     const pid = (await held.query<{ pid: number }>('select pg_backend_pid() as pid', [])).rows[0]!.pid

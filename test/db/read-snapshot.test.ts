@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
-import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
+import { setTimeout as delay, setImmediate as nextTurn } from 'node:timers/promises'
 import { loadConfig } from '../../src/config.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
 import type { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
@@ -17,7 +17,10 @@ describe('SQLite read snapshot per turn of the event loop (performance issue)', 
   let other: Database
   before(async () => {
     testDatabase = await createTestDatabase('sqlite')
-    const config = loadConfig({ DATABASE_URL: `sqlite:${(testDatabase.database as { file: string }).file}`, DATA_DIR: testDatabase.dataDir })
+    const config = loadConfig({
+      DATABASE_URL: `sqlite:${(testDatabase.database as { file: string }).file}`,
+      DATA_DIR: testDatabase.dataDir
+    })
     database = openDatabase(config)
     await migrateToLatest(database.db, database.dialect)
     other = openDatabase(config)
@@ -36,7 +39,12 @@ describe('SQLite read snapshot per turn of the event loop (performance issue)', 
     assert.deepEqual(await keysRead('own'), [])
     await insertWith(database, 'own', 'a')
     assert.deepEqual(await keysRead('own'), ['a'])
-    await database.unitOfWork.run((trx) => trx.insertInto('idempotency_keys').values({ owner: 'own', key: 'b', fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 }).execute())
+    await database.unitOfWork.run((trx) =>
+      trx
+        .insertInto('idempotency_keys')
+        .values({ owner: 'own', key: 'b', fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
+        .execute()
+    )
     assert.deepEqual(await keysRead('own'), ['a', 'b'])
   })
 
@@ -74,17 +82,22 @@ describe('SQLite read snapshot per turn of the event loop (performance issue)', 
     await nextTurn()
     await insertWith(other, 'checkpoint', 'c')
     // With no reader inside the WAL, a full checkpoint copies every frame back (busy = 0).
-    const [result] = (await other.db.executeQuery<{ busy: number; log: number; checkpointed: number }>({
-      sql: 'pragma wal_checkpoint(truncate)',
-      parameters: [],
-      query: { kind: 'RawNode' } as never,
-      queryId: { queryId: 'checkpoint' }
-    })).rows
+    const [result] = (
+      await other.db.executeQuery<{ busy: number; log: number; checkpointed: number }>({
+        sql: 'pragma wal_checkpoint(truncate)',
+        parameters: [],
+        query: { kind: 'RawNode' } as never,
+        queryId: { queryId: 'checkpoint' }
+      })
+    ).rows
     assert.equal(result?.busy, 0)
   })
 
   it('should close cleanly with a snapshot open', async () => {
-    const config = loadConfig({ DATABASE_URL: `sqlite:${(testDatabase.database as { file: string }).file}`, DATA_DIR: testDatabase.dataDir })
+    const config = loadConfig({
+      DATABASE_URL: `sqlite:${(testDatabase.database as { file: string }).file}`,
+      DATA_DIR: testDatabase.dataDir
+    })
     const third = openDatabase(config)
     assert.deepEqual(await third.reader.rows<{ key: string }>(KEYS_SQL, ['own']), [{ key: 'a' }, { key: 'b' }])
     await third.close()

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
-import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
 import { Worker } from 'node:worker_threads'
 import BetterSqlite3 from 'better-sqlite3'
 import { loadConfig } from '../../src/config.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
-import { SqliteCheckpointer } from '../../src/db/sqlite-checkpointer.js'
 import { openSqliteConnection } from '../../src/db/sqlite.js'
-import { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
+import { SqliteCheckpointer } from '../../src/db/sqlite-checkpointer.js'
+import type { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 
 /** Waits until `done` holds; 20 s is far beyond what it takes on a loaded machine (milliseconds). */
@@ -49,7 +49,10 @@ describe('SQLite WAL checkpoints in a worker thread (performance issue)', () => 
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         database.unitOfWork.run((trx) =>
-          trx.insertInto('idempotency_keys').values({ owner: 'test', key: `wal-${i}`, fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 }).execute()
+          trx
+            .insertInto('idempotency_keys')
+            .values({ owner: 'test', key: `wal-${i}`, fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
+            .execute()
         )
       )
     )
@@ -107,7 +110,11 @@ describe('SQLite WAL checkpoints in a worker thread (performance issue)', () => 
     const probe = new BetterSqlite3(file)
     let holder: Worker | undefined
     try {
-      writer.prepare(`insert into idempotency_keys (owner, key, fingerprint, status_code, response, created_at) values ('test', 'busy-1', 'f', 200, '{}', 0)`).run()
+      writer
+        .prepare(
+          `insert into idempotency_keys (owner, key, fingerprint, status_code, response, created_at) values ('test', 'busy-1', 'f', 200, '{}', 0)`
+        )
+        .run()
       // A reader inside the WAL, and another connection's RESTART checkpoint waiting for it to
       // leave: that checkpoint holds SQLite's checkpoint lock all the while it waits.
       reader.exec('begin')
@@ -133,7 +140,11 @@ describe('SQLite WAL checkpoints in a worker thread (performance issue)', () => 
       // The reader leaves: the other checkpoint ends, and the next commit's checkpoint runs.
       reader.exec('commit')
       assert.equal((await restarted).busy, 0)
-      writer.prepare(`insert into idempotency_keys (owner, key, fingerprint, status_code, response, created_at) values ('test', 'busy-2', 'f', 200, '{}', 0)`).run()
+      writer
+        .prepare(
+          `insert into idempotency_keys (owner, key, fingerprint, status_code, response, created_at) values ('test', 'busy-2', 'f', 200, '{}', 0)`
+        )
+        .run()
       checkpointer.committed()
       await until(() => checkpointer.counts.runs > 0 && checkpointer.idle)
       assert.equal(checkpointer.counts.busy, 1)

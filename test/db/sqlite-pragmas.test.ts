@@ -11,12 +11,22 @@ describe('SQLite connection settings (ARCHITECTURE 9, performance issue)', () =>
 
   it('should open the writer in WAL mode, durable, with foreign keys, temp data in memory and 8 MiB of page cache', () => {
     const file = path.join(directory, 'writer.db')
-    for (const [synchronous, level] of [['FULL', 2], ['NORMAL', 1]] as const) {
+    for (const [synchronous, level] of [
+      ['FULL', 2],
+      ['NORMAL', 1]
+    ] as const) {
       const writer = openSqliteConnection(file, synchronous)
       try {
         const value = (pragma: string) => writer.pragma(pragma, { simple: true })
         assert.deepEqual(
-          [value('journal_mode'), value('synchronous'), value('foreign_keys'), value('temp_store'), value('cache_size'), value('busy_timeout')],
+          [
+            value('journal_mode'),
+            value('synchronous'),
+            value('foreign_keys'),
+            value('temp_store'),
+            value('cache_size'),
+            value('busy_timeout')
+          ],
           ['wal', level, 1, 2, -8000, 5000]
         )
       } finally {

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { ROOT } from '../helpers/processes.js'
 import { CHROMIUM_ARGS, ensureChromium } from './support/chromium.js'
-import { startE2eServer, type E2eServer } from './support/server.js'
+import { type E2eServer, startE2eServer } from './support/server.js'
 import { ensureWebBuild } from './support/web-build.js'
 
 // Issue 9 end to end: the real server (startServer, SQLite in a temporary folder) and the built
@@ -65,7 +65,10 @@ describe('staff console and tracking page in Chromium (issue 9)', { skip }, () =
   const api = async <T = any>(apiPath: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${e2e.url}${apiPath}`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(e2e.keys.admin).toString('base64')}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Basic ${Buffer.from(e2e.keys.admin).toString('base64')}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' })
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) })
     })
     const text = await response.text()
@@ -75,7 +78,9 @@ describe('staff console and tracking page in Chromium (issue 9)', { skip }, () =
 
   const customer = async (first: string, last: string, zip: string): Promise<string> => {
     const created = await api<{ customer_id: string }>('/v1/customer/create', { email: `${first}.${last}@example.com`.toLowerCase(), zip })
-    await api('/v1/customer/update', { customer: { customer_id: created.customer_id, customer_name: `${first} ${last}`, phone: '2125550100' } })
+    await api('/v1/customer/update', {
+      customer: { customer_id: created.customer_id, customer_name: `${first} ${last}`, phone: '2125550100' }
+    })
     return created.customer_id
   }
 
@@ -139,7 +144,11 @@ describe('staff console and tracking page in Chromium (issue 9)', { skip }, () =
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('heading', { name: 'Board', level: 1 }).waitFor()
     await hasText(page.locator('main'), 'There are no services yet')
-    const storage = JSON.parse(String(await page.evaluate('JSON.stringify([sessionStorage.getItem("service-ordering.staff-key"), localStorage.length, document.cookie])')))
+    const storage = JSON.parse(
+      String(
+        await page.evaluate('JSON.stringify([sessionStorage.getItem("service-ordering.staff-key"), localStorage.length, document.cookie])')
+      )
+    )
     assert.deepEqual(storage, [e2e.keys.staff, 0, ''])
     // The tab keeps its session across a reload.
     await page.reload()
@@ -201,7 +210,10 @@ describe('staff console and tracking page in Chromium (issue 9)', { skip }, () =
     await hasText(status(), 'Trousers is saved.')
     const items = await api(`/v1/service/${encodeURIComponent(SERVICE)}`)
     assert.deepEqual(
-      items.item_group.map((g: { group: string; item: Array<{ title: string; price: string }> }) => [g.group, g.item.map((i) => `${i.title} ${i.price}`)]),
+      items.item_group.map((g: { group: string; item: Array<{ title: string; price: string }> }) => [
+        g.group,
+        g.item.map((i) => `${i.title} ${i.price}`)
+      ]),
       [
         ['Tops', ['Shirt 250']],
         ['Bottoms', ['Trousers 450']]
@@ -242,7 +254,9 @@ describe('staff console and tracking page in Chromium (issue 9)', { skip }, () =
     await hasText(total, '$9.50')
     await page.getByRole('button', { name: 'Remove one Shirt' }).click()
     await hasText(total, '$7.00')
-    const lines = (await api(`/v1/transaction/${transactionId}`)).receipt.map((l: { title: string; quantity: string; price: string }) => `${l.quantity} ${l.title} ${l.price}`)
+    const lines = (await api(`/v1/transaction/${transactionId}`)).receipt.map(
+      (l: { title: string; quantity: string; price: string }) => `${l.quantity} ${l.title} ${l.price}`
+    )
     assert.deepEqual(lines, ['1 Shirt 2.50', '1 Trousers 4.50'])
 
     await page.getByRole('textbox', { name: 'Note' }).fill('Starch the collars, no bleach')
@@ -274,10 +288,16 @@ describe('staff console and tracking page in Chromium (issue 9)', { skip }, () =
     for (const [index, [first, moves]] of others.entries()) {
       const hit = (await api('/v1/customer/search', { query: first })).customer[0]
       const pickup = 1_793_606_400 + index * 5_400
-      const created = await api('/v1/transaction/create', { customer_id: hit.customer_id, service_name: SERVICE, pickup_timestamp: pickup, delivery_timestamp: pickup + 2 * 86_400 })
+      const created = await api('/v1/transaction/create', {
+        customer_id: hit.customer_id,
+        service_name: SERVICE,
+        pickup_timestamp: pickup,
+        delivery_timestamp: pickup + 2 * 86_400
+      })
       await api('/v1/receipt/add', { transaction_id: created.transaction_id, item_id: shirt, quantity: index + 2 })
       if (index % 2 === 0) await api('/v1/receipt/add', { transaction_id: created.transaction_id, item_id: trousers })
-      for (let i = 0; i < moves; i++) await api('/v1/transaction/move', { customer_id: hit.customer_id, transaction_id: created.transaction_id })
+      for (let i = 0; i < moves; i++)
+        await api('/v1/transaction/move', { customer_id: hit.customer_id, transaction_id: created.transaction_id })
       if (first === 'Grace') graceOrder = created.transaction_id
     }
 
@@ -286,7 +306,10 @@ describe('staff console and tracking page in Chromium (issue 9)', { skip }, () =
     assert.equal(await page.getByLabel('Service').inputValue(), SERVICE)
     await card(1).waitFor()
     const headings = await page.locator('section.column h2').allTextContents()
-    assert.deepEqual(headings, STEPS.map((s) => s.description))
+    assert.deepEqual(
+      headings,
+      STEPS.map((s) => s.description)
+    )
     assert.deepEqual(await page.locator('section.column').evaluateAll((columns) => columns.map((c) => c.className)), [
       'column shade-d',
       'column shade-l',
@@ -304,11 +327,19 @@ describe('staff console and tracking page in Chromium (issue 9)', { skip }, () =
     await hasText(status(), `Order ${code} moved to step 2: Washing.`)
     await hasText(column(1).locator('.count'), '1 order at this step')
     await hasText(column(2).locator('.count'), '2 orders at this step')
-    const moves = async () => (await api(`/v1/transaction/${transactionId}/history`)).history.filter((h: { type: string }) => h.type === 'moved' || h.type === 'closed').length
+    const moves = async () =>
+      (await api(`/v1/transaction/${transactionId}/history`)).history.filter(
+        (h: { type: string }) => h.type === 'moved' || h.type === 'closed'
+      ).length
     assert.equal(await moves(), 1)
 
     // Focus follows the order to its new column: the keyboard moves it on.
-    assert.equal(await card(2).getByRole('button').evaluate((button) => button.matches(':focus')), true)
+    assert.equal(
+      await card(2)
+        .getByRole('button')
+        .evaluate((button) => button.matches(':focus')),
+      true
+    )
     assert.equal(await card(2).getByRole('button').textContent(), STEPS[1]!.button)
     await page.keyboard.press('Enter')
     await card(3).waitFor()
@@ -340,7 +371,12 @@ describe('staff console and tracking page in Chromium (issue 9)', { skip }, () =
     const trackPath = new URL(link).pathname
 
     // The customer's browser: no key, no session.
-    const customerContext = await browser.newContext({ baseURL: e2e.url, viewport: { width: 760, height: 900 }, locale: 'en-US', timezoneId: 'UTC' })
+    const customerContext = await browser.newContext({
+      baseURL: e2e.url,
+      viewport: { width: 760, height: 900 },
+      locale: 'en-US',
+      timezoneId: 'UTC'
+    })
     const customerPage = await customerContext.newPage()
     customerPage.on('pageerror', (error) => problems.push(error.message))
     try {

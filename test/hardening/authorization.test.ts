@@ -5,15 +5,38 @@ import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import { basic, describeEachDialect, type TestApp } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
 import { accessOfCell, DECISIONS_FILE, parseD12, readD12 } from '../helpers/d12-table.js'
-import { D12, D12_EXTENSIONS, D12_SOURCE, D12_WRITTEN, Fixtures, ROUTES, type Access, type Example, type Person, type RouteSpec } from '../helpers/route-catalogue.js'
+import {
+  type Access,
+  D12,
+  D12_EXTENSIONS,
+  D12_SOURCE,
+  D12_WRITTEN,
+  type Example,
+  Fixtures,
+  type Person,
+  ROUTES,
+  type RouteSpec
+} from '../helpers/route-catalogue.js'
 import { changedTables, snapshot, tableNames } from '../helpers/state.js'
 
 /** The callers of issue 8, part 2. */
-const CALLERS = ['no credentials', 'wrong secret', 'revoked key', 'app', 'customer on own data', "customer on another's data", 'staff', 'admin'] as const
+const CALLERS = [
+  'no credentials',
+  'wrong secret',
+  'revoked key',
+  'app',
+  'customer on own data',
+  "customer on another's data",
+  'staff',
+  'admin'
+] as const
 type Caller = (typeof CALLERS)[number]
 
 /** What a caller is answered, derived from the D-12 table of decisions.md (d12-table.ts), never from the code. */
-type Expected = { status: 200 } | { status: 401 | 403 | 404; code: 'unauthenticated' | 'forbidden' | 'customer_not_found' | 'transaction_not_found' } | { status: 200; empty: true }
+type Expected =
+  | { status: 200 }
+  | { status: 401 | 403 | 404; code: 'unauthenticated' | 'forbidden' | 'customer_not_found' | 'transaction_not_found' }
+  | { status: 200; empty: true }
 
 function expected(route: RouteSpec, caller: Caller): Expected {
   const row = D12[route.who]
@@ -59,11 +82,15 @@ describe('the table the authorization suite runs on (D-12)', () => {
     assert.equal(accessOfCell('own, open; only `note`, `pickup_timestamp`, `delivery_timestamp` (others: 403)'), 'own')
     assert.equal(accessOfCell('own `customer_id` only (else 403)'), 'own-else-403')
     assert.throws(() => accessOfCell('sometimes'), /cannot read the cell/)
-    const table = parseD12('- D-12 Who:\n\n| operation | app | customer | staff |\n|---|---|---|---|\n| a, b | yes | no | yes |\n| c | no | own only | yes |\n\n- D-13 …')
+    const table = parseD12(
+      '- D-12 Who:\n\n| operation | app | customer | staff |\n|---|---|---|---|\n| a, b | yes | no | yes |\n| c | no | own only | yes |\n\n- D-13 …'
+    )
     assert.deepEqual(table, { 'a, b': { app: 'yes', customer: 'no', staff: 'yes' }, c: { app: 'no', customer: 'own', staff: 'yes' } })
   })
 
-  it('should cover every row of D-12 in decisions.md with a route, and every route with a row', { skip: D12_SOURCE === 'copy' ? `${DECISIONS_FILE} is not beside this clone` : false }, () => {
+  it('should cover every row of D-12 in decisions.md with a route, and every route with a row', {
+    skip: D12_SOURCE === 'copy' ? `${DECISIONS_FILE} is not beside this clone` : false
+  }, () => {
     const rows = readD12()!
     // The copy the route catalogue was written with still says what decisions.md says.
     assert.deepEqual(rows, D12_WRITTEN)
@@ -140,7 +167,12 @@ describeEachDialect('who may call what: every route × every caller, from the ta
   }
 
   it('should answer 403 to a customer changing the status or the service of their own open transaction, changing nothing', async () => {
-    for (const change of [{ status: 'closed' }, { status: 'open' }, { service_name: fx.otherService }, { note: 'fine', status: 'closed' }]) {
+    for (const change of [
+      { status: 'closed' },
+      { status: 'open' },
+      { service_name: fx.otherService },
+      { note: 'fine', status: 'closed' }
+    ]) {
       const id = await fx.order(fx.me)
       const before = await snapshot(t, tables)
       problem(await t.post('/v1/transaction/update', { transaction_id: id, ...change }, { auth: fx.me.auth }), 'forbidden')
@@ -150,7 +182,13 @@ describeEachDialect('who may call what: every route × every caller, from the ta
 
   it('should let a customer change note and times of their own open transaction, and answer 409 once it is closed', async () => {
     const id = await fx.order(fx.me)
-    const updated = ok(await t.post('/v1/transaction/update', { transaction_id: id, note: 'Back door', pickup_timestamp: 1_793_344_800 }, { auth: fx.me.auth }))
+    const updated = ok(
+      await t.post(
+        '/v1/transaction/update',
+        { transaction_id: id, note: 'Back door', pickup_timestamp: 1_793_344_800 },
+        { auth: fx.me.auth }
+      )
+    )
     assert.equal(updated.note, 'Back door')
     ok(await t.post('/v1/transaction/update', { transaction_id: id, status: 'closed' }))
     problem(await t.post('/v1/transaction/update', { transaction_id: id, note: 'Too late' }, { auth: fx.me.auth }), 'transaction_closed')
@@ -171,7 +209,11 @@ describeEachDialect('who may call what: every route × every caller, from the ta
     ] as const) {
       const answers = []
       for (const id of [theirs, missing]) {
-        const response = await t.post(path.replace('%s', id), body === undefined ? undefined : JSON.parse(JSON.stringify(body).replace('%s', id)), { auth: fx.me.auth })
+        const response = await t.post(
+          path.replace('%s', id),
+          body === undefined ? undefined : JSON.parse(JSON.stringify(body).replace('%s', id)),
+          { auth: fx.me.auth }
+        )
         problem(response, 'transaction_not_found')
         answers.push(response.body)
       }
@@ -179,10 +221,14 @@ describeEachDialect('who may call what: every route × every caller, from the ta
     }
   })
 
-  it("should answer 403 to a customer creating a transaction for another customer, or for an id that does not exist", async () => {
+  it('should answer 403 to a customer creating a transaction for another customer, or for an id that does not exist', async () => {
     for (const customerId of [fx.other.id, 'cus_0000000000000000000000000']) {
       problem(
-        await t.post('/v1/transaction/create', { customer_id: customerId, service_name: fx.service, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }, { auth: fx.me.auth }),
+        await t.post(
+          '/v1/transaction/create',
+          { customer_id: customerId, service_name: fx.service, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 },
+          { auth: fx.me.auth }
+        ),
         'forbidden'
       )
     }

@@ -28,15 +28,26 @@ describeEachDialect('card data in idempotency records (D-34, D-52, issue 8)', (t
     const customer = await createCustomer(t)
     const expiry = `12/${new Date(t.clock.now()).getUTCFullYear() + 3}`
     const body = (number: string) => ({
-      customer: { customer_id: customer.id, creditcard: { cc_name: 'Ada Tester', cc_number: number, cc_expiration: expiry, cc_cvv: '123', cc_zip: '10001' } }
+      customer: {
+        customer_id: customer.id,
+        creditcard: { cc_name: 'Ada Tester', cc_number: number, cc_expiration: expiry, cc_cvv: '123', cc_zip: '10001' }
+      }
     })
     const key = { 'idempotency-key': 'card-digest-1' }
     const first = ok(await t.post('/v1/customer/update', body(NUMBER), { headers: key }))
-    const row = await t.database.db.selectFrom('idempotency_keys').select(['fingerprint', 'response']).where('key', '=', 'card-digest-1').executeTakeFirstOrThrow()
+    const row = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select(['fingerprint', 'response'])
+      .where('key', '=', 'card-digest-1')
+      .executeTakeFirstOrThrow()
     // Someone reading the table knows the customer id and the request's shape; an unkeyed digest
     // would let them find the number among the bank's few billion (here: a handful, the real one last).
     for (const candidate of candidates(50)) {
-      assert.notEqual(row.fingerprint, sha256Hex(`POST /v1/customer/update\n${JSON.stringify(body(candidate))}`), 'the stored digest gives the card number away')
+      assert.notEqual(
+        row.fingerprint,
+        sha256Hex(`POST /v1/customer/update\n${JSON.stringify(body(candidate))}`),
+        'the stored digest gives the card number away'
+      )
     }
     assert.ok(!row.response.includes(NUMBER) && !row.response.includes('4242'))
     // The key still does its job: the same request replays, another card under the same key is 422.

@@ -58,7 +58,13 @@ function writeUntilKilled(url: string, writers: number, customerId: string, orde
       try {
         if (i % 3 === 0) {
           const note = `writer ${writer} order ${i}`
-          const created = await call(url, '/v1/transaction/create', { customer_id: customerId, service_name: 'Laundry', pickup_timestamp: PICKUP, delivery_timestamp: PICKUP + 3600, notes: note })
+          const created = await call(url, '/v1/transaction/create', {
+            customer_id: customerId,
+            service_name: 'Laundry',
+            pickup_timestamp: PICKUP,
+            delivery_timestamp: PICKUP + 3600,
+            notes: note
+          })
           if (created.status === 200) acked.orders.set(created.json.transaction_id, note)
         } else if (i % 3 === 1) {
           receipt.inFlight = true
@@ -118,7 +124,12 @@ for (const mode of MODES.filter((m) => DIALECTS.includes(m.dialect))) {
       const writers = 6
       const receiptOrders: string[] = []
       for (let w = 0; w < writers; w++) {
-        const order = await call(url, '/v1/transaction/create', { customer_id: customer.json.customer_id, service_name: 'Laundry', pickup_timestamp: PICKUP, delivery_timestamp: PICKUP })
+        const order = await call(url, '/v1/transaction/create', {
+          customer_id: customer.json.customer_id,
+          service_name: 'Laundry',
+          pickup_timestamp: PICKUP,
+          delivery_timestamp: PICKUP
+        })
         receiptOrders.push(order.json.transaction_id)
       }
       const all: Acknowledged[] = []
@@ -163,7 +174,10 @@ for (const mode of MODES.filter((m) => DIALECTS.includes(m.dialect))) {
           const view = await call(url, `/v1/transaction/${order}`)
           const quantity = Number(view.json.receipt[0].quantity ?? 0)
           // Each acknowledged add is there; an add cut off in flight may or may not have committed.
-          assert.ok(quantity >= acked && quantity <= acked + inFlight, `order ${order}: quantity ${quantity}, ${acked} acknowledged, ${inFlight} in flight`)
+          assert.ok(
+            quantity >= acked && quantity <= acked + inFlight,
+            `order ${order}: quantity ${quantity}, ${acked} acknowledged, ${inFlight} in flight`
+          )
         }
       }
       assert.ok(all.reduce((sum, acked) => sum + acked.orders.size + acked.customers.size, 0) >= 100)

@@ -21,7 +21,9 @@ describe('a listening server whose accept fails (issue 25)', () => {
       assert.doesNotThrow(() => server.app.server.emit('error', failure))
       const response = await fetch(`${server.url}/healthz`)
       assert.equal(response.status, 200)
-      const logged = logs.map((line) => JSON.parse(line) as { msg: string; err?: { code?: string } }).find((line) => line.msg === 'could not accept a connection')
+      const logged = logs
+        .map((line) => JSON.parse(line) as { msg: string; err?: { code?: string } })
+        .find((line) => line.msg === 'could not accept a connection')
       assert.equal(logged?.err?.code, 'EMFILE')
     } finally {
       await server.close(1000)

@@ -4,8 +4,17 @@ import fc from 'fast-check'
 import type { InjectOptions } from 'fastify'
 import { describeEachDialect, type TestApp } from '../helpers/app.js'
 import { BASE_SEED, mutate, mutation, oddContentType, oddHeader, oddPayload, oddSegment, settings } from '../helpers/fuzz.js'
-import { appV1Routes, D12, Fixtures, ROUTES, type CallerClass, type Example, type Person, type RouteSpec } from '../helpers/route-catalogue.js'
-import { assertSound, changedTables, snapshot, tableNames, type Snapshot } from '../helpers/state.js'
+import {
+  appV1Routes,
+  type CallerClass,
+  D12,
+  type Example,
+  Fixtures,
+  type Person,
+  ROUTES,
+  type RouteSpec
+} from '../helpers/route-catalogue.js'
+import { assertSound, changedTables, type Snapshot, snapshot, tableNames } from '../helpers/state.js'
 
 // Runs per property and route in `npm test`; `npm run fuzz` multiplies them by 50 (test/helpers/fuzz.ts).
 const RUNS = { mutated: 100, json: 30, payload: 25, path: 40 }
@@ -71,7 +80,12 @@ describeEachDialect('fuzzing every /v1 route through HTTP (issue 8)', (t: TestAp
   async function send(route: RouteSpec, request: InjectOptions & { url: string }, context: string, anyRoute = false): Promise<void> {
     address++
     const headers = { ...(request.headers as Record<string, string> | undefined) }
-    const response = await t.app.inject({ method: 'POST', remoteAddress: `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`, ...request, headers })
+    const response = await t.app.inject({
+      method: 'POST',
+      remoteAddress: `10.${(address >> 16) & 255}.${(address >> 8) & 255}.${address & 255}`,
+      ...request,
+      headers
+    })
     const where = `${context} ${request.url}${request.payload === undefined ? '' : ` ${String(request.payload).slice(0, 200)}`}`
     assertSound(response, where)
     const rejected = response.statusCode >= 400
@@ -83,7 +97,11 @@ describeEachDialect('fuzzing every /v1 route through HTTP (issue 8)', (t: TestAp
     const after = await snapshot(t, tables)
     // D-52: a rejected request sent with an Idempotency-Key is remembered, so a retry answers the same.
     const except = headers['idempotency-key'] !== undefined ? ['idempotency_keys'] : []
-    assert.deepEqual(changedTables(current, after, except), [], `${rejected ? 'a rejected request' : 'a read'} wrote: ${where} → ${response.statusCode} ${response.body.slice(0, 200)}`)
+    assert.deepEqual(
+      changedTables(current, after, except),
+      [],
+      `${rejected ? 'a rejected request' : 'a read'} wrote: ${where} → ${response.statusCode} ${response.body.slice(0, 200)}`
+    )
     current = after
   }
 
@@ -99,13 +117,18 @@ describeEachDialect('fuzzing every /v1 route through HTTP (issue 8)', (t: TestAp
         if (!served()) return c.skip('not served by this app')
         const callers = callersOf(route)
         await fc.assert(
-          fc.asyncProperty(fc.constantFrom(...callers), fc.array(mutation, { minLength: 1, maxLength: 3 }), fc.option(oddHeader, { freq: 4 }), async (caller, mutations, key) => {
-            const base = bases.get(route.id)!.get(caller)!
-            const body = mutate(base.body, mutations)
-            const headers: Record<string, string> = { authorization: authOf(caller), 'content-type': 'application/json' }
-            if (key !== null) headers['idempotency-key'] = key
-            await send(route, { url: base.path, headers, payload: JSON.stringify(body) }, `[${caller}]`)
-          }),
+          fc.asyncProperty(
+            fc.constantFrom(...callers),
+            fc.array(mutation, { minLength: 1, maxLength: 3 }),
+            fc.option(oddHeader, { freq: 4 }),
+            async (caller, mutations, key) => {
+              const base = bases.get(route.id)!.get(caller)!
+              const body = mutate(base.body, mutations)
+              const headers: Record<string, string> = { authorization: authOf(caller), 'content-type': 'application/json' }
+              if (key !== null) headers['idempotency-key'] = key
+              await send(route, { url: base.path, headers, payload: JSON.stringify(body) }, `[${caller}]`)
+            }
+          ),
           settings(`${route.id}:mutated`, RUNS.mutated)
         )
       })
@@ -140,31 +163,73 @@ describeEachDialect('fuzzing every /v1 route through HTTP (issue 8)', (t: TestAp
       if (!served()) return c.skip('not served by this app')
       const segments = route.route.split('/')
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...callersOf(route)), fc.nat(), oddSegment, fc.constantFrom('replace', 'append', 'insert'), async (caller, which, segment, how) => {
-          const base = bases.get(route.id)!.get(caller)!
-          const parts = base.path.split('/')
-          // A parameter's segment, or any segment after /v1 when the route has none.
-          const slots = segments.map((s, i) => (route.params.length === 0 ? i >= 2 : s.startsWith(':')) ? i : -1).filter((i) => i >= 0)
-          const index = slots[which % slots.length]!
-          if (how === 'replace') parts[index] = segment
-          else if (how === 'append') parts.push(segment)
-          else parts.splice(index, 0, segment)
-          const headers: Record<string, string> = { authorization: authOf(caller) }
-          const request: InjectOptions & { url: string } = { url: parts.join('/'), headers }
-          if (route.body) {
-            headers['content-type'] = 'application/json'
-            request.payload = JSON.stringify(base.body)
+        fc.asyncProperty(
+          fc.constantFrom(...callersOf(route)),
+          fc.nat(),
+          oddSegment,
+          fc.constantFrom('replace', 'append', 'insert'),
+          async (caller, which, segment, how) => {
+            const base = bases.get(route.id)!.get(caller)!
+            const parts = base.path.split('/')
+            // A parameter's segment, or any segment after /v1 when the route has none.
+            const slots = segments.map((s, i) => ((route.params.length === 0 ? i >= 2 : s.startsWith(':')) ? i : -1)).filter((i) => i >= 0)
+            const index = slots[which % slots.length]!
+            if (how === 'replace') parts[index] = segment
+            else if (how === 'append') parts.push(segment)
+            else parts.splice(index, 0, segment)
+            const headers: Record<string, string> = { authorization: authOf(caller) }
+            const request: InjectOptions & { url: string } = { url: parts.join('/'), headers }
+            if (route.body) {
+              headers['content-type'] = 'application/json'
+              request.payload = JSON.stringify(base.body)
+            }
+            await send(route, request, `[${caller} ${how}]`, true)
           }
-          await send(route, request, `[${caller} ${how}]`, true)
-        }),
+        ),
         settings(`${route.id}:path`, RUNS.path)
       )
     })
   }
 
   // Beside the random runs, the hostile values every field and segment gets, deterministically.
-  const HOSTILE_SEGMENTS = ['%00', 'a%00b', '%2F', 'a%2Fb', '..', '%2e%2e', '.', '%0A', '%C0%AF', '%FF', '%ED%A0%80', 'x'.repeat(501), '-1', '99999999999999999999']
-  const HOSTILE_VALUES: unknown[] = ['\u0000', 'a\u0000b', '\u001b[31m', '\ud800', '%00', '../..', 'x'.repeat(5000), -1, 0, 1.5, 2 ** 53 + 2, 1e308, -1e308, '99999999999999999999', true, null, [], {}, ['\u0000'], { event: '\u0000' }]
+  const HOSTILE_SEGMENTS = [
+    '%00',
+    'a%00b',
+    '%2F',
+    'a%2Fb',
+    '..',
+    '%2e%2e',
+    '.',
+    '%0A',
+    '%C0%AF',
+    '%FF',
+    '%ED%A0%80',
+    'x'.repeat(501),
+    '-1',
+    '99999999999999999999'
+  ]
+  const HOSTILE_VALUES: unknown[] = [
+    '\u0000',
+    'a\u0000b',
+    '\u001b[31m',
+    '\ud800',
+    '%00',
+    '../..',
+    'x'.repeat(5000),
+    -1,
+    0,
+    1.5,
+    2 ** 53 + 2,
+    1e308,
+    -1e308,
+    '99999999999999999999',
+    true,
+    null,
+    [],
+    {},
+    ['\u0000'],
+    { event: '\u0000' }
+  ]
 
   for (const route of ROUTES) {
     it(`should answer ${route.id} with no 5xx and change nothing when rejected, for each hostile value in each field and segment`, async (c) => {
@@ -183,7 +248,11 @@ describeEachDialect('fuzzing every /v1 route through HTTP (issue 8)', (t: TestAp
         }
         for (const pointer of leaves(base.body)) {
           for (const value of HOSTILE_VALUES) {
-            await send(route, { url: base.path, headers, payload: JSON.stringify(replaceAt(base.body, pointer, value)) }, `[${caller} ${pointer.join('/')}]`)
+            await send(
+              route,
+              { url: base.path, headers, payload: JSON.stringify(replaceAt(base.body, pointer, value)) },
+              `[${caller} ${pointer.join('/')}]`
+            )
           }
         }
       }

@@ -4,7 +4,7 @@ import type net from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { App } from '../../src/platform/app-types.js'
@@ -56,7 +56,9 @@ async function stop(server: Server | undefined, test: TestDatabase | undefined):
 async function serverHolds(server: Server, count: number): Promise<void> {
   const deadline = Date.now() + GENEROUS_MS
   for (;;) {
-    const held = await new Promise<number>((resolve, reject) => server.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n))))
+    const held = await new Promise<number>((resolve, reject) =>
+      server.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n)))
+    )
     if (held === count) return
     assert.ok(Date.now() < deadline, `the server holds ${held} connections, not ${count}`)
     await new Promise((resolve) => setTimeout(resolve, 10))
@@ -149,7 +151,7 @@ describe('connections per client address, HTTP_MAX_CONNECTIONS_PER_ADDRESS (issu
 
   after(() => stop(server, test))
 
-  it('should close an address\'s own longest-idle connection past its share, never another client\'s', async () => {
+  it("should close an address's own longest-idle connection past its share, never another client's", async () => {
     // Another client's idle connection, the longest idle of all.
     const [other] = await openIdle(server, '127.0.0.3', 1, () => 1)
     const hog = await openIdle(server, HOG, 12, (index) => 1 + Math.min(index + 1, 5))

@@ -5,12 +5,12 @@ import type { LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
-import { startServer } from '../../src/server.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { App } from '../../src/platform/app-types.js'
 import { createLogger } from '../../src/platform/logger.js'
+import { startServer } from '../../src/server.js'
 import { basic, DIALECTS } from '../helpers/app.js'
 import { problem } from '../helpers/assertions.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
@@ -33,7 +33,9 @@ async function within<T>(ms: number, promise: Promise<T>, label: string): Promis
   }
 }
 
-describe('database outage on PostgreSQL: 503 at once, /readyz fails, service resumes by itself (issue 8)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
+describe('database outage on PostgreSQL: 503 at once, /readyz fails, service resumes by itself (issue 8)', {
+  skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable'
+}, () => {
   let test: TestDatabase
   let directUrl: URL
   let proxy: TcpProxy
@@ -63,7 +65,12 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
     })
     database = openDatabase(config)
     await migrateToLatest(database.db, database.dialect)
-    app = await buildApp({ config, database, dataKey: randomBytes(32), logger: createLogger('warn', { write: (line: string) => void logs.push(line) }) })
+    app = await buildApp({
+      config,
+      database,
+      dataKey: randomBytes(32),
+      logger: createLogger('warn', { write: (line: string) => void logs.push(line) })
+    })
     await app.ready()
     const key = await new ApiKeysService(database, { now: () => Date.now() }).create('staff', 'outage test')
     staff = basic(key.id, key.secret)
@@ -90,7 +97,12 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
     })
   }
 
-  const createBody = () => ({ customer_id: customerId, service_name: 'Laundry', pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 })
+  const createBody = () => ({
+    customer_id: customerId,
+    service_name: 'Laundry',
+    pickup_timestamp: 1_793_344_500,
+    delivery_timestamp: 1_793_430_900
+  })
 
   /** A mix of reads (pool and prepared reader) and writes (transactions), and the readiness check. */
   function burst(): Array<[string, () => Promise<LightMyRequestResponse>]> {
@@ -136,7 +148,11 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
     }
     // Every kind of request works again, several at once (the pool replaced its dead connections).
     for (let round = 0; round < 3; round++) {
-      const answers = await Promise.all(burst().filter(([label]) => label !== 'move').map(async ([label, send]) => [label, await within(PROMPT_MS * 2, send(), label)] as const))
+      const answers = await Promise.all(
+        burst()
+          .filter(([label]) => label !== 'move')
+          .map(async ([label, send]) => [label, await within(PROMPT_MS * 2, send(), label)] as const)
+      )
       for (const [label, response] of answers) assert.equal(response.statusCode, 200, `${label}: ${response.body}`)
     }
   }
@@ -153,7 +169,8 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
     await client.connect()
     try {
       await client.query(`alter database "${name.replace(/"/g, '""')}" allow_connections ${refuse ? 'false' : 'true'}`)
-      if (refuse) await client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name])
+      if (refuse)
+        await client.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name])
     } finally {
       await client.end()
     }
@@ -191,13 +208,18 @@ describe('database outage on PostgreSQL: 503 at once, /readyz fails, service res
       assert.match(after.body, /^outbox_backlog\{/m)
       // Not a fault of ours: warnings, never an error log line (500).
       const errors = logs.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level >= 50)
-      assert.deepEqual(errors.map((line) => line.msg), [])
+      assert.deepEqual(
+        errors.map((line) => line.msg),
+        []
+      )
       process.stdout.write(`outage (${how}): slowest 503 ${Math.round(first)} ms, then ${Math.round(second)} ms\n`)
     })
   }
 })
 
-describe('shutdown while a statement never ends (STATEMENT_TIMEOUT_MS=0, D-72)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
+describe('shutdown while a statement never ends (STATEMENT_TIMEOUT_MS=0, D-72)', {
+  skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable'
+}, () => {
   it('should still end: requests are cut after the drain and closing the database is bounded', async () => {
     const test = await createTestDatabase('postgres')
     const direct = new URL(test.database.kind === 'postgres' ? test.database.url : '')
@@ -220,16 +242,20 @@ describe('shutdown while a statement never ends (STATEMENT_TIMEOUT_MS=0, D-72)',
     try {
       await proxy.cut('partition')
       // Its statements wait for an answer that never comes, with no timeout of their own.
-      const hung = fetch(`${server.url}/v1/service/stats`, { method: 'POST', headers: { authorization: basic('hung_admin', 'h'.repeat(43)) } }).catch(
-        (error: unknown) => error
-      )
+      const hung = fetch(`${server.url}/v1/service/stats`, {
+        method: 'POST',
+        headers: { authorization: basic('hung_admin', 'h'.repeat(43)) }
+      }).catch((error: unknown) => error)
       await new Promise((resolve) => setTimeout(resolve, 300))
       const started = performance.now()
       await within(PROMPT_MS, server.close(500), 'close')
       // 0.5 s of drain and at most 2 s for the database: well under the 10 s of D-72.
       assert.ok(performance.now() - started < 5000, `close took ${Math.round(performance.now() - started)} ms`)
-      assert.ok(await hung instanceof Error, 'the request in flight was cut')
-      assert.ok(logs.some((line) => line.includes('stopped before the database connections closed')), logs.join('\n'))
+      assert.ok((await hung) instanceof Error, 'the request in flight was cut')
+      assert.ok(
+        logs.some((line) => line.includes('stopped before the database connections closed')),
+        logs.join('\n')
+      )
     } finally {
       await proxy.restore()
       await proxy.close()

@@ -63,10 +63,14 @@ class UnderLoad {
   }
 
   until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
-    return waitUntil(what, () => {
-      assert.deepEqual(this.exits, [])
-      return condition()
-    }, 90_000)
+    return waitUntil(
+      what,
+      () => {
+        assert.deepEqual(this.exits, [])
+        return condition()
+      },
+      90_000
+    )
   }
 
   /** Waits until the load has had RESUMED writes acknowledged that it sent after `since`. */
@@ -95,7 +99,9 @@ class UnderLoad {
     assert.ok(load.orders.size > 0 && load.customers.size > 0)
     assert.deepEqual(await lostWrites(this.api.url, AUTH, load), [], 'acknowledged writes missing after the faults')
     const unavailable = load.events.filter((event) => event.kind === 'unavailable').length
-    process.stdout.write(`${label}: ${load.events.length} answers, ${unavailable} of them 503; ${load.orders.size + load.customers.size} creations acknowledged, none lost\n`)
+    process.stdout.write(
+      `${label}: ${load.events.length} answers, ${unavailable} of them 503; ${load.orders.size + load.customers.size} creations acknowledged, none lost\n`
+    )
   }
 
   /** SIGTERM: the API drains and exits 0 (D-72). */
@@ -106,7 +112,9 @@ class UnderLoad {
   }
 }
 
-describe('PostgreSQL ending the API sessions under load (issue 25)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
+describe('PostgreSQL ending the API sessions under load (issue 25)', {
+  skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable'
+}, () => {
   let database: TestDatabase
   let name = ''
   let admin: pg.Client
@@ -133,11 +141,16 @@ describe('PostgreSQL ending the API sessions under load (issue 25)', { skip: !DI
 
   /** Ends every session of this file's database only: other files use the same server at once. */
   async function terminate(): Promise<number> {
-    const result = await admin.query('select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name])
+    const result = await admin.query(
+      'select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [name]
+    )
     return result.rows[0].n as number
   }
 
-  it('should keep the API and the worker up, answer 503 while the database is away, resume, and lose no acknowledged write', { timeout: 600_000 }, async () => {
+  it('should keep the API and the worker up, answer 503 while the database is away, resume, and lose no acknowledged write', {
+    timeout: 600_000
+  }, async () => {
     const databaseUrl = database.database.kind === 'postgres' ? database.database.url : ''
     run = new UnderLoad(await startApi(databaseUrl, database.dataDir))
     // `service-ordering worker` (D-61) on the same database: its sessions are terminated alike.
@@ -188,7 +201,9 @@ describe('a private PostgreSQL cluster restarted and stopped under load (issue 2
     await database?.drop()
   })
 
-  it('should survive restarts and a stop, answer 503 and fail /readyz while it is down, and lose no acknowledged write', { timeout: 600_000 }, async () => {
+  it('should survive restarts and a stop, answer 503 and fail /readyz while it is down, and lose no acknowledged write', {
+    timeout: 600_000
+  }, async () => {
     const server = cluster!
     run = new UnderLoad(await startApi(server.url(), database.dataDir))
     await run.start()

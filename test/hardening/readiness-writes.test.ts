@@ -9,7 +9,7 @@ import { sql } from 'kysely'
 import pg from 'pg'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { App } from '../../src/platform/app-types.js'
@@ -110,7 +110,10 @@ async function assertRefusingWrites(server: Server): Promise<void> {
 /** Not a fault of ours: warnings only, never an error log line. */
 function assertNoErrorLogged(server: Server): void {
   const errors = server.logs.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level >= 50)
-  assert.deepEqual(errors.map((line) => line.msg), [])
+  assert.deepEqual(
+    errors.map((line) => line.msg),
+    []
+  )
 }
 
 /** Mounts a small tmpfs on `dir` (root only); null when that is not permitted here. */
@@ -191,7 +194,9 @@ async function admin(url: string, text: string, values: unknown[] = []): Promise
   }
 }
 
-describe('/readyz while PostgreSQL is read-only (issue 25)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
+describe('/readyz while PostgreSQL is read-only (issue 25)', {
+  skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable'
+}, () => {
   let test: TestDatabase
   let server: Server
   let url = ''
@@ -212,7 +217,10 @@ describe('/readyz while PostgreSQL is read-only (issue 25)', { skip: !DIALECTS.i
 
   /** Sessions take the database's default when they start: the API's are ended so its pool opens new ones. */
   async function readOnly(on: boolean): Promise<void> {
-    await admin(url, `alter database "${name.replace(/"/g, '""')}" ${on ? 'set default_transaction_read_only = on' : 'reset default_transaction_read_only'}`)
+    await admin(
+      url,
+      `alter database "${name.replace(/"/g, '""')}" ${on ? 'set default_transaction_read_only = on' : 'reset default_transaction_read_only'}`
+    )
     await admin(url, 'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name])
   }
 

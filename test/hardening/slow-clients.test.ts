@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import net from 'node:net'
+import type net from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { App } from '../../src/platform/app-types.js'
@@ -103,7 +103,12 @@ describe('slow and hostile clients over real sockets (issue 8)', () => {
   })
 
   it('should answer 400 validation_failed for a request that is not HTTP, and close', async () => {
-    for (const garbage of ['GARBAGE\r\n\r\n', 'POST /v1/service/stats HTTP/9.9\r\n\r\n', 'POST /v1/service/stats HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', '\u0000\u0001\u0002\r\n\r\n']) {
+    for (const garbage of [
+      'GARBAGE\r\n\r\n',
+      'POST /v1/service/stats HTTP/9.9\r\n\r\n',
+      'POST /v1/service/stats HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
+      '\u0000\u0001\u0002\r\n\r\n'
+    ]) {
       const client = new RawClient(server.port)
       await client.connected
       client.write(garbage)
@@ -129,7 +134,10 @@ describe('slow and hostile clients over real sockets (issue 8)', () => {
       ['/reset-password', null, 400],
       ['/track/no-such-token/status', null, 404]
     ] as const) {
-      const response = await fetch(`http://127.0.0.1:${server.port}${path}`, { method: 'POST', headers: auth === null ? {} : { authorization: auth } })
+      const response = await fetch(`http://127.0.0.1:${server.port}${path}`, {
+        method: 'POST',
+        headers: auth === null ? {} : { authorization: auth }
+      })
       await response.arrayBuffer()
       assert.equal(response.status, status)
       assert.equal(response.headers.get('x-content-type-options'), 'nosniff')

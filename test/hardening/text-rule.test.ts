@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
+import { LINE_PATTERN, TEXT_PATTERN } from '../../src/platform/schemas.js'
 import { describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
 import { Fixtures } from '../helpers/route-catalogue.js'
-import { LINE_PATTERN, TEXT_PATTERN } from '../../src/platform/schemas.js'
 
 type Schema = Record<string, any>
 
@@ -15,7 +15,8 @@ function textSchemas(schema: Schema | undefined, at: string): Array<{ at: string
   if (types.includes('string')) found.push({ at, schema })
   for (const [name, child] of Object.entries<Schema>(schema.properties ?? {})) found.push(...textSchemas(child, `${at}/${name}`))
   if (schema.items !== undefined) found.push(...textSchemas(schema.items, `${at}/*`))
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const [i, child] of (schema[key] ?? []).entries()) found.push(...textSchemas(child, `${at}(${key}[${i}])`))
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+    for (const [i, child] of (schema[key] ?? []).entries()) found.push(...textSchemas(child, `${at}(${key}[${i}])`))
   return found
 }
 
@@ -33,19 +34,34 @@ describeEachDialect('the text rule: no control characters in any text field (iss
   })
 
   it('should refuse NUL, ESC, DEL and C1 controls in every string field of every /v1 body and path, per the OpenAPI document', async () => {
-    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, Schema>> }
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, Schema>>
+    }
     let checked = 0
     for (const [path, methods] of Object.entries(document.paths)) {
       const operation = methods.post
       if (!path.startsWith('/v1/') || operation === undefined) continue
       const fields = [
         ...textSchemas(operation.requestBody?.content?.['application/json']?.schema, `${path} body`),
-        ...(operation.parameters ?? []).flatMap((parameter: Schema) => textSchemas(parameter.schema, `${path} ${parameter.in} ${parameter.name}`))
+        ...(operation.parameters ?? []).flatMap((parameter: Schema) =>
+          textSchemas(parameter.schema, `${path} ${parameter.in} ${parameter.name}`)
+        )
       ]
       for (const { at, schema } of fields) {
         // A position in a path is read as a number (anything else is 404 step_not_found, D-43): no text reaches the database.
         if (at.endsWith('path position_number')) continue
-        for (const control of ['\u0000', '\u001b', '\u007f', 'a\u0000b', '\u0080', 'a\u0085b', '\u009f', '\ud800', 'a\udfffb', '\ude00\ud83d']) {
+        for (const control of [
+          '\u0000',
+          '\u001b',
+          '\u007f',
+          'a\u0000b',
+          '\u0080',
+          'a\u0085b',
+          '\u009f',
+          '\ud800',
+          'a\udfffb',
+          '\ude00\ud83d'
+        ]) {
           assert.equal(accepts(schema, control), false, `${at} accepts ${JSON.stringify(control)}`)
         }
         // A paired surrogate is one character (U+1F600) and passes wherever text does.
@@ -63,7 +79,10 @@ describeEachDialect('the text rule: no control characters in any text field (iss
 
   it('should write the rule into the OpenAPI description', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { info: { description: string } }
-    assert.match(document.info.description, /\*\*Text\.\*\* No text field may hold control characters \(U\+0000 to U\+001F, U\+007F to U\+009F\)/)
+    assert.match(
+      document.info.description,
+      /\*\*Text\.\*\* No text field may hold control characters \(U\+0000 to U\+001F, U\+007F to U\+009F\)/
+    )
   })
 
   it('should answer 400 validation_failed naming each text field holding a control character, and store nothing', async () => {
@@ -73,7 +92,17 @@ describeEachDialect('the text rule: no control characters in any text field (iss
       ['/v1/service/create', { service_name: name, description: 'Picked\u0000up' }, '/description'],
       ['/v1/service/create', { service_name: name, description: 'x', button_title: 'Go\u001b[31m' }, '/button_title'],
       ['/v1/item/create', { service_name: fx.service, title: 'Shirt\u0007', price: 100 }, '/title'],
-      ['/v1/transaction/create', { customer_id: fx.me.id, service_name: fx.service, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900, notes: 'a\u0000' }, '/notes'],
+      [
+        '/v1/transaction/create',
+        {
+          customer_id: fx.me.id,
+          service_name: fx.service,
+          pickup_timestamp: 1_793_344_500,
+          delivery_timestamp: 1_793_430_900,
+          notes: 'a\u0000'
+        },
+        '/notes'
+      ],
       ['/v1/customer/create', { email: 'new.nul@example.com', zip: '10001', password: 'pass\u0000word' }, '/password'],
       ['/v1/customer/signin', { email: fx.me.email, password: '\u0000' }, '/password'],
       // C1 controls (U+0080 to U+009F), e.g. NEL and CSI: Latin-1 control bytes read as UTF-8 text.
@@ -92,19 +121,37 @@ describeEachDialect('the text rule: no control characters in any text field (iss
   it('should answer 400 for an unpaired surrogate in any text field, storing nothing, and keep paired ones', async () => {
     const name = `Surrogate ${fx.next()}`
     const message = 'must not contain control characters other than tabs and line breaks, nor unpaired surrogates'
-    const before = await t.database.db.selectFrom('customers').select(['first_name', 'preference']).where('id', '=', fx.me.id).executeTakeFirstOrThrow()
+    const before = await t.database.db
+      .selectFrom('customers')
+      .select(['first_name', 'preference'])
+      .where('id', '=', fx.me.id)
+      .executeTakeFirstOrThrow()
     for (const [path, body, field, text] of [
       ['/v1/service/create', { service_name: `${name}\ud800`, description: 'x' }, '/service_name', message],
       ['/v1/service/create', { service_name: name, description: 'Picked \udc00 up' }, '/description', message],
-      ['/v1/item/create', { service_name: fx.service, title: 'Shirt \ud83d', price: 100 }, '/title', 'must not contain control characters nor unpaired surrogates'],
+      [
+        '/v1/item/create',
+        { service_name: fx.service, title: 'Shirt \ud83d', price: 100 },
+        '/title',
+        'must not contain control characters nor unpaired surrogates'
+      ],
       ['/v1/customer/update', { customer: { customer_id: fx.me.id, preference: 'a\ud800b' } }, '/customer/preference', message],
-      ['/v1/customer/update', { customer: { customer_id: fx.me.id, customer_name: 'X\udfffY Z' } }, '/customer/customer_name', 'must not contain control characters nor unpaired surrogates']
+      [
+        '/v1/customer/update',
+        { customer: { customer_id: fx.me.id, customer_name: 'X\udfffY Z' } },
+        '/customer/customer_name',
+        'must not contain control characters nor unpaired surrogates'
+      ]
     ] as const) {
       const answer = problem(await t.post(path, body), 'validation_failed', [field])
       assert.deepEqual(answer.errors, [{ field, message: text }])
     }
     assert.equal((await t.post(`/v1/service/${encodeURIComponent(name)}/1`)).statusCode, 404)
-    const after = await t.database.db.selectFrom('customers').select(['first_name', 'preference']).where('id', '=', fx.me.id).executeTakeFirstOrThrow()
+    const after = await t.database.db
+      .selectFrom('customers')
+      .select(['first_name', 'preference'])
+      .where('id', '=', fx.me.id)
+      .executeTakeFirstOrThrow()
     assert.deepEqual(after, before)
     // As a key it names nothing: 404, as for any unknown name.
     problem(await t.post('/v1/service/add', { service_name: `${fx.service}\ud800`, description: 'x' }), 'service_not_found')
@@ -135,7 +182,11 @@ describeEachDialect('the text rule: no control characters in any text field (iss
       ['/v1/item/create', { service_name: '\u0000', title: 'x', price: 1 }, 'service_not_found'],
       ['/v1/item/update', { item_id: '1\u0000' }, 'item_not_found'],
       ['/v1/receipt/remove', { transaction_id: order, item_id: '1\u0000' }, 'item_not_on_receipt'],
-      ['/v1/transaction/create', { customer_id: 'cus_\u0000', service_name: fx.service, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }, 'customer_not_found'],
+      [
+        '/v1/transaction/create',
+        { customer_id: 'cus_\u0000', service_name: fx.service, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 },
+        'customer_not_found'
+      ],
       ['/v1/transaction/update', { transaction_id: order, service_name: 'Laundry\u0000' }, 'service_not_found'],
       ['/v1/receipt/add', { transaction_id: 'trx_\u0000', item_id: fx.itemId }, 'transaction_not_found'],
       ['/v1/transaction/move', { customer_id: fx.me.id, transaction_id: '\u0000' }, 'transaction_not_found'],
@@ -143,6 +194,8 @@ describeEachDialect('the text rule: no control characters in any text field (iss
     ]
     for (const [path, body, code] of cases) problem(await t.post(path, body), code)
     // Beside a real fault, the fault is what is reported.
-    problem(await t.post('/v1/receipt/add', { transaction_id: 'trx_\u0000', item_id: fx.itemId, quantity: 0 }), 'validation_failed', ['/quantity'])
+    problem(await t.post('/v1/receipt/add', { transaction_id: 'trx_\u0000', item_id: fx.itemId, quantity: 0 }), 'validation_failed', [
+      '/quantity'
+    ])
   })
 })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
-import { gzipSync } from 'node:zlib'
 import { before, it } from 'node:test'
+import { gzipSync } from 'node:zlib'
 import { describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
 import { assertProblem, RawClient } from '../helpers/raw-client.js'
@@ -34,7 +34,11 @@ describeEachDialect(
     const firstName = async () => ok(await t.post(`/v1/customer/${customerId}`)).first_name
 
     it('should answer 415 for a JSON body in another character set than UTF-8, changing nothing', async () => {
-      const latin1 = Buffer.concat([Buffer.from(`{"customer":{"customer_id":"${customerId}","customer_name":"Jos`), Buffer.from([0xe9]), Buffer.from(' Garcia"}}')])
+      const latin1 = Buffer.concat([
+        Buffer.from(`{"customer":{"customer_id":"${customerId}","customer_name":"Jos`),
+        Buffer.from([0xe9]),
+        Buffer.from(' Garcia"}}')
+      ])
       for (const [contentType, charset] of [
         ['application/json; charset=iso-8859-1', 'iso-8859-1'],
         ['application/json;charset="latin1"', 'latin1'],
@@ -91,7 +95,11 @@ describeEachDialect(
     })
 
     it('should ignore a Content-Encoding sent to an operation that takes no body (D-23)', async () => {
-      const response = await t.post('/v1/service/stats', undefined, { raw: gzipSync('{}'), contentType: 'text/plain', headers: { 'content-encoding': 'gzip' } })
+      const response = await t.post('/v1/service/stats', undefined, {
+        raw: gzipSync('{}'),
+        contentType: 'text/plain',
+        headers: { 'content-encoding': 'gzip' }
+      })
       assert.deepEqual(ok(response), { service_stats: [] })
     })
 
@@ -104,8 +112,10 @@ describeEachDialect(
       return client
     }
 
-    it('should answer 400 validation_failed for an HTTP/1.1 request without Host, with the caller\'s request id', async () => {
-      const client = await exchange(`POST /v1/service/stats HTTP/1.1\r\nX-Request-Id: no-host-1\r\nAuthorization: ${t.auth.staff}\r\nConnection: close\r\n\r\n`)
+    it("should answer 400 validation_failed for an HTTP/1.1 request without Host, with the caller's request id", async () => {
+      const client = await exchange(
+        `POST /v1/service/stats HTTP/1.1\r\nX-Request-Id: no-host-1\r\nAuthorization: ${t.auth.staff}\r\nConnection: close\r\n\r\n`
+      )
       assertProblem(client, 400, 'validation_failed', 'no-host-1')
       assert.deepEqual(client.response().body.errors, [{ field: '', message: 'is not valid HTTP/1.1: it has no Host header' }])
       // HTTP/1.0 has no Host requirement.
@@ -119,14 +129,18 @@ describeEachDialect(
         [`Host: a\r\nAuthorization: ${t.auth.staff}\r\n`, 'authorization'],
         ['Host: a\r\nContent-Type: text/plain\r\nCONTENT-TYPE: application/json\r\n', 'content-type']
       ] as const) {
-        const client = await exchange(`POST /v1/service/stats HTTP/1.1\r\n${twice}Authorization: ${t.auth.staff}\r\nConnection: close\r\n\r\n`)
+        const client = await exchange(
+          `POST /v1/service/stats HTTP/1.1\r\n${twice}Authorization: ${t.auth.staff}\r\nConnection: close\r\n\r\n`
+        )
         assertProblem(client, 400, 'validation_failed')
         assert.equal(client.response().body.detail, `The request is not valid HTTP/1.1: it has more than one ${name} header.`)
       }
     })
 
     it('should serve a request with an Expect it does not know as if it had none', async () => {
-      const client = await exchange(`POST /v1/service/stats HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nAuthorization: ${t.auth.staff}\r\nConnection: close\r\n\r\n`)
+      const client = await exchange(
+        `POST /v1/service/stats HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nAuthorization: ${t.auth.staff}\r\nConnection: close\r\n\r\n`
+      )
       const response = client.response()
       assert.equal(response.status, 200)
       assert.deepEqual(response.body, { service_stats: [] })
@@ -148,7 +162,7 @@ describeEachDialect(
       assert.equal(header.response().body.detail, 'The request is not valid HTTP/1.1: its headers could not be read.')
     })
 
-    it('should answer a body too slow with 408 under the caller\'s request id (D-73)', async () => {
+    it("should answer a body too slow with 408 under the caller's request id (D-73)", async () => {
       const client = new RawClient(port)
       await client.connected
       client.write(
@@ -174,7 +188,10 @@ describeEachDialect(
         { level: 30, msg: 'client closed the connection before its request was read', method: 'POST', route: '/v1/customer/search' }
       )
       const mine = t.logs.slice(before).filter((l) => l.includes('gone-1'))
-      assert.ok(mine.every((l) => !l.includes('stack') && !l.includes('database unavailable')), mine.join('\n'))
+      assert.ok(
+        mine.every((l) => !l.includes('stack') && !l.includes('database unavailable')),
+        mine.join('\n')
+      )
     })
   },
   { HTTP_REQUEST_TIMEOUT_MS: '800', HTTP_HEADERS_TIMEOUT_MS: '400' }

@@ -4,13 +4,13 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import type { Clock } from '../../src/common/clock.js'
 import { newTransactionCode } from '../../src/common/ids.js'
-import { loadConfig, type Config } from '../../src/config.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
+import { type Config, loadConfig } from '../../src/config.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { App } from '../../src/platform/app-types.js'
 import { createLogger } from '../../src/platform/logger.js'
-import { createTestDatabase, testDialects, type DialectName, type TestDatabase } from './databases.js'
+import { createTestDatabase, type DialectName, type TestDatabase, testDialects } from './databases.js'
 
 /** Every dialect this run covers; PostgreSQL only when a server is reachable. */
 export const DIALECTS: DialectName[] = await testDialects()
@@ -74,10 +74,7 @@ export class TestApp {
 
   async start(): Promise<void> {
     this.testDatabase = await createTestDatabase(this.dialect)
-    const url =
-      this.testDatabase.database.kind === 'sqlite'
-        ? `sqlite:${this.testDatabase.database.file}`
-        : this.testDatabase.database.url
+    const url = this.testDatabase.database.kind === 'sqlite' ? `sqlite:${this.testDatabase.database.file}` : this.testDatabase.database.url
     this.config = loadConfig({
       DATABASE_URL: url,
       DATA_DIR: this.testDatabase.dataDir,
@@ -88,7 +85,14 @@ export class TestApp {
     this.database = openDatabase(this.config)
     await migrateToLatest(this.database.db, this.database.dialect)
     const logger = createLogger('info', { write: (line: string) => void this.logs.push(line) })
-    this.app = await buildApp({ config: this.config, database: this.database, dataKey: randomBytes(32), clock: this.clock, logger, drawTransactionCode: this.codes.draw })
+    this.app = await buildApp({
+      config: this.config,
+      database: this.database,
+      dataKey: randomBytes(32),
+      clock: this.clock,
+      logger,
+      drawTransactionCode: this.codes.draw
+    })
     await this.app.ready()
     const keys = new ApiKeysService(this.database, this.clock)
     for (const role of ['admin', 'staff', 'app'] as const) {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
+import { STATUS_CODES } from 'node:http'
 import type { LightMyRequestResponse } from 'fastify'
 import type { ProblemCode } from '../../src/platform/problems.js'
 import { PROBLEM_STATUS } from '../../src/platform/problems.js'
-import { STATUS_CODES } from 'node:http'
 
 /** Asserts a 200 JSON answer and returns its body. */
 export function ok<T = any>(response: LightMyRequestResponse): T {
@@ -28,7 +28,10 @@ export function problem(response: LightMyRequestResponse, code: ProblemCode, fie
   assert.ok(body.detail.length > 0)
   const keys = Object.keys(body).sort()
   if (fields === undefined) {
-    assert.deepEqual(keys.filter((k) => k !== 'errors'), ['code', 'detail', 'status', 'title', 'type'])
+    assert.deepEqual(
+      keys.filter((k) => k !== 'errors'),
+      ['code', 'detail', 'status', 'title', 'type']
+    )
   } else {
     assert.deepEqual(keys, ['code', 'detail', 'errors', 'status', 'title', 'type'])
     assert.deepEqual(

@@ -45,7 +45,12 @@ async function call(url: string, authorization: string, path: string, body?: unk
   } catch {
     json = text
   }
-  return { status: response.status, json, contentType: response.headers.get('content-type'), retryAfter: response.headers.get('retry-after') }
+  return {
+    status: response.status,
+    json,
+    contentType: response.headers.get('content-type'),
+    retryAfter: response.headers.get('retry-after')
+  }
 }
 
 /** A service, an item and a customer to order for; the database must be reachable. */
@@ -56,7 +61,10 @@ export async function prepareFixture(url: string, authorization: string): Promis
   }
   expectOk(await call(url, authorization, '/v1/service/create', { service_name: 'Laundry', description: 'Picked up' }), 'service')
   const item = expectOk(await call(url, authorization, '/v1/item/create', { service_name: 'Laundry', title: 'Shirt', price: 250 }), 'item')
-  const customer = expectOk(await call(url, authorization, '/v1/customer/create', { email: `chaos.${randomBytes(4).toString('hex')}@example.com`, zip: '10001' }), 'customer')
+  const customer = expectOk(
+    await call(url, authorization, '/v1/customer/create', { email: `chaos.${randomBytes(4).toString('hex')}@example.com`, zip: '10001' }),
+    'customer'
+  )
   return { customerId: customer.customer_id, itemId: item.item_id }
 }
 
@@ -125,7 +133,13 @@ export class MixedLoad {
   }
 
   private orderBody(note: string) {
-    return { customer_id: this.fixture.customerId, service_name: 'Laundry', pickup_timestamp: PICKUP, delivery_timestamp: PICKUP + 3600, notes: note }
+    return {
+      customer_id: this.fixture.customerId,
+      service_name: 'Laundry',
+      pickup_timestamp: PICKUP,
+      delivery_timestamp: PICKUP + 3600,
+      notes: note
+    }
   }
 
   private send(path: string, body?: unknown): Promise<Answer> {
@@ -144,7 +158,8 @@ export class MixedLoad {
         if (step === 0) answer = await this.send('/v1/transaction/create', this.orderBody(`${this.tag} client ${client} write ${i}`))
         else if (step === 1) answer = await this.send('/v1/receipt/add', { transaction_id: order, item_id: this.fixture.itemId })
         else if (step === 2) answer = await this.send(`/v1/transaction/${lastOrder}`)
-        else if (step === 3) answer = await this.send('/v1/customer/create', { email: `c${client}.${i}.${this.tag}@example.com`, zip: '10001' })
+        else if (step === 3)
+          answer = await this.send('/v1/customer/create', { email: `c${client}.${i}.${this.tag}@example.com`, zip: '10001' })
         else if (step === 4) answer = await this.send(`/v1/customer/${this.fixture.customerId}`)
         else answer = await this.send('/v1/service/stats')
       } catch (error) {
@@ -156,7 +171,10 @@ export class MixedLoad {
       }
       const kind = answer.status === 200 ? 'ok' : isUnavailable(answer) ? 'unavailable' : 'unexpected'
       this.events.push({ sent, received: performance.now(), write, kind })
-      if (kind === 'unexpected') this.unexpected.push(`client ${client}, step ${step}: ${answer.status} ${answer.contentType} retry-after=${answer.retryAfter} ${JSON.stringify(answer.json).slice(0, 300)}`)
+      if (kind === 'unexpected')
+        this.unexpected.push(
+          `client ${client}, step ${step}: ${answer.status} ${answer.contentType} retry-after=${answer.retryAfter} ${JSON.stringify(answer.json).slice(0, 300)}`
+        )
       if (step === 1 && kind !== 'ok') receipt.uncertain++
       if (kind !== 'ok') continue
       if (step === 0) {
@@ -178,13 +196,15 @@ export async function lostWrites(url: string, authorization: string, load: Mixed
   for (const [id, note] of load.orders) {
     checks.push(async () => {
       const read = await call(url, authorization, `/v1/transaction/${id}`)
-      if (read.status !== 200 || read.json.note !== note) lost.push(`transaction ${id}: ${read.status} ${JSON.stringify(read.json).slice(0, 200)}`)
+      if (read.status !== 200 || read.json.note !== note)
+        lost.push(`transaction ${id}: ${read.status} ${JSON.stringify(read.json).slice(0, 200)}`)
     })
   }
   for (const [id, email] of load.customers) {
     checks.push(async () => {
       const read = await call(url, authorization, `/v1/customer/${id}`)
-      if (read.status !== 200 || read.json.email !== email) lost.push(`customer ${id}: ${read.status} ${JSON.stringify(read.json).slice(0, 200)}`)
+      if (read.status !== 200 || read.json.email !== email)
+        lost.push(`customer ${id}: ${read.status} ${JSON.stringify(read.json).slice(0, 200)}`)
     })
   }
   for (const [id, counts] of load.receipts) {

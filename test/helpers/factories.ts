@@ -65,7 +65,13 @@ export async function createService(t: TestApp, name: string, steps: StepSpec[])
 
 /** An item of a service, created over HTTP; returns its id. */
 export async function createItem(t: TestApp, serviceName: string, title: string, priceCents: number, group?: string): Promise<string> {
-  const response = await t.post('/v1/item/create', { service_name: serviceName, title, price: priceCents, image_url: `${title.toLowerCase()}.png`, ...(group ? { group } : {}) })
+  const response = await t.post('/v1/item/create', {
+    service_name: serviceName,
+    title,
+    price: priceCents,
+    image_url: `${title.toLowerCase()}.png`,
+    ...(group ? { group } : {})
+  })
   assert.equal(response.statusCode, 200, response.body)
   return (response.json() as { item_id: string }).item_id
 }

@@ -9,7 +9,8 @@ import fc from 'fast-check'
 const LONG = process.env.FUZZ === 'long'
 
 /** The seed every property's own seed is derived from. */
-export const BASE_SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : LONG ? Math.floor(Math.random() * 2 ** 31) : 20_260_808
+export const BASE_SEED =
+  process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : LONG ? Math.floor(Math.random() * 2 ** 31) : 20_260_808
 
 /** Runs per property: `short` in the test suite, 50 times that in a long run. */
 export function runs(short: number): number {
@@ -35,9 +36,30 @@ const CONTROL = fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharC
 export const oddText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.array(fc.oneof(CONTROL, fc.constantFrom('\u0000', '\u007f', '\u2028', '\ufeff', '\u202e', '\ud800', '\udfff', 'é', '𝒜', '👩‍👩‍👧')), { maxLength: 12 }).map((parts) => parts.join('')),
+  fc
+    .array(fc.oneof(CONTROL, fc.constantFrom('\u0000', '\u007f', '\u2028', '\ufeff', '\u202e', '\ud800', '\udfff', 'é', '𝒜', '👩‍👩‍👧')), {
+      maxLength: 12
+    })
+    .map((parts) => parts.join('')),
   fc.tuple(fc.string({ maxLength: 5 }), CONTROL, fc.string({ maxLength: 5 })).map(([a, c, b]) => `${a}${c}${b}`),
-  fc.constantFrom('', ' ', '\t', 'null', 'undefined', '0', '-1', '1e309', 'NaN', '../..', '%00', '%2F', '<script>', "' or 1=1 --", '${x}', '{{7*7}}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\t',
+    'null',
+    'undefined',
+    '0',
+    '-1',
+    '1e309',
+    'NaN',
+    '../..',
+    '%00',
+    '%2F',
+    '<script>',
+    "' or 1=1 --",
+    '${x}',
+    '{{7*7}}'
+  ),
   fc.constantFrom(...['a', '9', 'é', '\u0000', ' ']).chain((char) => fc.integer({ min: 90, max: 5000 }).map((n) => char.repeat(n)))
 )
 
@@ -45,7 +67,28 @@ export const oddText: fc.Arbitrary<string> = fc.oneof(
 export const oddNumber: fc.Arbitrary<number> = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(0, -0, -1, 1, 1.5, -2_147_483_649, 2_147_483_648, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 2 ** 63, 1e21, 1e308, -1e308, 5e-324, 946_684_799, 4_102_444_801, 10_000_001, 999, 1000)
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    1,
+    1.5,
+    -2_147_483_649,
+    2_147_483_648,
+    2 ** 53,
+    2 ** 53 + 2,
+    -(2 ** 53),
+    2 ** 63,
+    1e21,
+    1e308,
+    -1e308,
+    5e-324,
+    946_684_799,
+    4_102_444_801,
+    10_000_001,
+    999,
+    1000
+  )
 )
 
 /** Any JSON value a field could be given instead of its own: wrong types of every kind. */
@@ -61,7 +104,22 @@ export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
 /** A key a body could be given beyond its own: prototype names included. */
 export const oddKey: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 12 }),
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'preferences', 'status', 'quantity', 'position', 'note', 'notes', 'customer_id', 'password', '', '\u0000')
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'preferences',
+    'status',
+    'quantity',
+    'position',
+    'note',
+    'notes',
+    'customer_id',
+    'password',
+    '',
+    '\u0000'
+  )
 )
 
 type Json = unknown
@@ -117,8 +175,39 @@ export function mutate(body: Json, mutations: readonly Mutation[]): Json {
 /** Path segments made to confuse routers and lookups: encoded slashes, NUL, dot segments, odd encodings. */
 export const oddSegment: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    '%2F', '%2f', '%00', 'a%00b', '..', '.', '%2e%2e', '%2E', '%', '%zz', '%C0%AF', '%FF', '%E2%80%AE', '%0A', '%0D%0A', '%09', '%20',
-    'a%2Fb', '..%2F..%2Fetc%2Fpasswd', '%252F', '%u0000', ';', '~', '-1', '0', '00', '1.5', '1e3', '99999999999999999999', 'NaN', 'stats', 'create', '%F0%9F%92%A9'
+    '%2F',
+    '%2f',
+    '%00',
+    'a%00b',
+    '..',
+    '.',
+    '%2e%2e',
+    '%2E',
+    '%',
+    '%zz',
+    '%C0%AF',
+    '%FF',
+    '%E2%80%AE',
+    '%0A',
+    '%0D%0A',
+    '%09',
+    '%20',
+    'a%2Fb',
+    '..%2F..%2Fetc%2Fpasswd',
+    '%252F',
+    '%u0000',
+    ';',
+    '~',
+    '-1',
+    '0',
+    '00',
+    '1.5',
+    '1e3',
+    '99999999999999999999',
+    'NaN',
+    'stats',
+    'create',
+    '%F0%9F%92%A9'
   ),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).map((text) => encodeURIComponent(text)),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }).map(encodeLoosely),
@@ -147,7 +236,21 @@ export const oddPayload: fc.Arbitrary<string | Buffer> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 200 }),
   fc.json({ maxDepth: 2 }).chain((json) => fc.nat({ max: Math.max(0, json.length) }).map((n) => json.slice(0, n))),
   fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes)),
-  fc.constantFrom('', ' ', 'null', '[]', '""', '{"a":1}{"b":2}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '\ufeff{}', '{"a":"\\ud800"}', '{"a":1e99999}', '-0', '[' .repeat(5000))
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    '[]',
+    '""',
+    '{"a":1}{"b":2}',
+    '{"__proto__":{"admin":true}}',
+    '{"constructor":{"prototype":{"x":1}}}',
+    '\ufeff{}',
+    '{"a":"\\ud800"}',
+    '{"a":1e99999}',
+    '-0',
+    '['.repeat(5000)
+  )
 )
 
 /** Content types a payload may come with. */

@@ -78,7 +78,15 @@ export class PrivateCluster {
       // Appended by root keeps the file's owner; a small server, its socket in its own directory.
       fs.appendFileSync(
         path.join(cluster.dataDir, 'postgresql.conf'),
-        [`port = ${cluster.port}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${dir}'`, 'max_connections = 40', 'shared_buffers = 16MB', "log_min_messages = 'warning'", ''].join('\n')
+        [
+          `port = ${cluster.port}`,
+          "listen_addresses = '127.0.0.1'",
+          `unix_socket_directories = '${dir}'`,
+          'max_connections = 40',
+          'shared_buffers = 16MB',
+          "log_min_messages = 'warning'",
+          ''
+        ].join('\n')
       )
       await cluster.start()
       return cluster

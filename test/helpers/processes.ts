@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import net from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -131,12 +131,19 @@ export class Child {
         if (found !== undefined) return done(() => resolve(found))
         if (this.exitValue !== undefined) {
           return done(() =>
-            reject(new Error(`process ended (${this.exitValue}) first; stdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr.join('\n')}`))
+            reject(
+              new Error(`process ended (${this.exitValue}) first; stdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr.join('\n')}`)
+            )
           )
         }
       }
       const timer = setTimeout(
-        () => done(() => reject(new Error(`no matching line within ${timeoutMs} ms; stdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr.join('\n')}`))),
+        () =>
+          done(() =>
+            reject(
+              new Error(`no matching line within ${timeoutMs} ms; stdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr.join('\n')}`)
+            )
+          ),
         timeoutMs
       )
       const done = (finish: () => void) => {
@@ -155,7 +162,9 @@ export class Child {
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         this.process.kill('SIGKILL')
-        reject(new Error(`process did not end within ${timeoutMs} ms; stdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr.join('\n')}`))
+        reject(
+          new Error(`process did not end within ${timeoutMs} ms; stdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr.join('\n')}`)
+        )
       }, timeoutMs)
     })
     try {

@@ -40,7 +40,9 @@ export class RawClient {
   response(): { status: number; headers: Record<string, string>; body: any } {
     const [head = '', body = ''] = this.received.split('\r\n\r\n')
     const [statusLine = '', ...lines] = head.split('\r\n')
-    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+    const headers = Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()])
+    )
     return { status: Number(statusLine.split(' ')[1]), headers, body: body === '' ? undefined : JSON.parse(body) }
   }
 }

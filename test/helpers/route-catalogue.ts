@@ -2,9 +2,10 @@ import assert from 'node:assert/strict'
 import { sha256Hex } from '../../src/common/crypto.js'
 import { newSecret } from '../../src/common/ids.js'
 import type { TestApp } from './app.js'
-import { readD12, type Access, type CallerClass, type D12Table } from './d12-table.js'
+import { type Access, type CallerClass, type D12Table, readD12 } from './d12-table.js'
 
 export type { Access, CallerClass } from './d12-table.js'
+
 import { createCustomer, createItem, createOrder, createService } from './factories.js'
 
 /**
@@ -104,7 +105,11 @@ export class Fixtures {
   constructor(readonly t: TestApp) {}
 
   async setUp(): Promise<this> {
-    await createService(this.t, this.service, [{ description: 'Picked up', events: ['trak'] }, { description: 'Washed' }, { description: 'Delivered' }])
+    await createService(this.t, this.service, [
+      { description: 'Picked up', events: ['trak'] },
+      { description: 'Washed' },
+      { description: 'Delivered' }
+    ])
     await createService(this.t, this.otherService, [{ description: 'Received' }, { description: 'Returned' }])
     this.itemId = await createItem(this.t, this.service, 'Shirt', 250)
     this.otherItemId = await createItem(this.t, this.otherService, 'Suit', 1500)
@@ -141,7 +146,11 @@ export class Fixtures {
   /** A fresh service of `steps` steps; returns its name. */
   async scratchService(steps = 2): Promise<string> {
     const name = `Scratch ${this.next()}`
-    await createService(this.t, name, Array.from({ length: steps }, (_, i) => ({ description: `Step ${i + 1}` })))
+    await createService(
+      this.t,
+      name,
+      Array.from({ length: steps }, (_, i) => ({ description: `Step ${i + 1}` }))
+    )
     return name
   }
 
@@ -189,7 +198,10 @@ export const ROUTES: readonly RouteSpec[] = [
     body: true,
     writes: true,
     who: 'sign in, request password reset, confirm password reset, create customer',
-    example: async (fx) => ({ path: '/v1/customer/reset_password/confirm', body: { token: await fx.resetToken(), password: 'a-new-password-1' } })
+    example: async (fx) => ({
+      path: '/v1/customer/reset_password/confirm',
+      body: { token: await fx.resetToken(), password: 'a-new-password-1' }
+    })
   },
   {
     id: 'createCustomer',
@@ -257,7 +269,10 @@ export const ROUTES: readonly RouteSpec[] = [
     body: true,
     writes: true,
     who: 'create service, add step, remove step, service statistics, item create/update/remove',
-    example: async (fx) => ({ path: '/v1/service/add', body: { service_name: await fx.scratchService(1), description: 'Ironed', position_number: '2', events: ['text'] } })
+    example: async (fx) => ({
+      path: '/v1/service/add',
+      body: { service_name: await fx.scratchService(1), description: 'Ironed', position_number: '2', events: ['text'] }
+    })
   },
   {
     id: 'removeStep',
@@ -293,7 +308,10 @@ export const ROUTES: readonly RouteSpec[] = [
     body: true,
     writes: true,
     who: 'create service, add step, remove step, service statistics, item create/update/remove',
-    example: async (fx) => ({ path: '/v1/item/create', body: { service_name: fx.service, title: `Towel ${fx.next()}`, price: '300', image_url: 'towel.png', group: 'Linen' } })
+    example: async (fx) => ({
+      path: '/v1/item/create',
+      body: { service_name: fx.service, title: `Towel ${fx.next()}`, price: '300', image_url: 'towel.png', group: 'Linen' }
+    })
   },
   {
     id: 'updateItem',
@@ -311,7 +329,10 @@ export const ROUTES: readonly RouteSpec[] = [
     body: true,
     writes: true,
     who: 'create service, add step, remove step, service statistics, item create/update/remove',
-    example: async (fx) => ({ path: '/v1/item/remove', body: { item_id: await createItem(fx.t, fx.otherService, `Tie ${fx.next()}`, 400) } })
+    example: async (fx) => ({
+      path: '/v1/item/remove',
+      body: { item_id: await createItem(fx.t, fx.otherService, `Tie ${fx.next()}`, 400) }
+    })
   },
   {
     id: 'createTransaction',
@@ -322,7 +343,13 @@ export const ROUTES: readonly RouteSpec[] = [
     who: 'create transaction',
     example: async (fx, owner) => ({
       path: '/v1/transaction/create',
-      body: { customer_id: owner.id, service_name: fx.service, pickup_timestamp: PICKUP, delivery_timestamp: String(DELIVERY), notes: 'Ring twice' }
+      body: {
+        customer_id: owner.id,
+        service_name: fx.service,
+        pickup_timestamp: PICKUP,
+        delivery_timestamp: String(DELIVERY),
+        notes: 'Ring twice'
+      }
     })
   },
   {
@@ -333,7 +360,10 @@ export const ROUTES: readonly RouteSpec[] = [
     writes: true,
     who: 'update transaction',
     notFound: 'transaction_not_found',
-    example: async (fx, owner) => ({ path: '/v1/transaction/update', body: { transaction_id: await fx.order(owner), note: 'Leave at the door', delivery_timestamp: DELIVERY + 3600 } })
+    example: async (fx, owner) => ({
+      path: '/v1/transaction/update',
+      body: { transaction_id: await fx.order(owner), note: 'Leave at the door', delivery_timestamp: DELIVERY + 3600 }
+    })
   },
   {
     id: 'listTransactions',
@@ -371,7 +401,10 @@ export const ROUTES: readonly RouteSpec[] = [
     body: true,
     writes: true,
     who: 'move transaction',
-    example: async (fx, owner) => ({ path: '/v1/transaction/move', body: { customer_id: owner.id, transaction_id: await fx.order(owner), position_number: 1 } })
+    example: async (fx, owner) => ({
+      path: '/v1/transaction/move',
+      body: { customer_id: owner.id, transaction_id: await fx.order(owner), position_number: 1 }
+    })
   },
   {
     id: 'addToReceipt',
@@ -381,7 +414,10 @@ export const ROUTES: readonly RouteSpec[] = [
     writes: true,
     who: 'add to receipt, remove from receipt',
     notFound: 'transaction_not_found',
-    example: async (fx, owner) => ({ path: '/v1/receipt/add', body: { transaction_id: await fx.order(owner), item_id: fx.itemId, quantity: 2 } })
+    example: async (fx, owner) => ({
+      path: '/v1/receipt/add',
+      body: { transaction_id: await fx.order(owner), item_id: fx.itemId, quantity: 2 }
+    })
   },
   {
     id: 'removeFromReceipt',
@@ -391,7 +427,10 @@ export const ROUTES: readonly RouteSpec[] = [
     writes: true,
     who: 'add to receipt, remove from receipt',
     notFound: 'transaction_not_found',
-    example: async (fx, owner) => ({ path: '/v1/receipt/remove', body: { transaction_id: await fx.orderWithItem(owner), item_id: Number(fx.itemId) } })
+    example: async (fx, owner) => ({
+      path: '/v1/receipt/remove',
+      body: { transaction_id: await fx.orderWithItem(owner), item_id: Number(fx.itemId) }
+    })
   },
   {
     id: 'getTrackingLink',

@@ -17,8 +17,12 @@ export async function tableNames(t: TestApp): Promise<string[]> {
   const rows =
     t.dialect === 'sqlite'
       ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(t.database.db)).rows
-      : (await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(t.database.db)).rows
-  return rows.map((row) => row.name).filter((name) => !IGNORED.test(name)).sort()
+      : (await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(t.database.db))
+          .rows
+  return rows
+    .map((row) => row.name)
+    .filter((name) => !IGNORED.test(name))
+    .sort()
 }
 
 /**
@@ -39,7 +43,9 @@ export async function snapshot(t: TestApp, tables: readonly string[]): Promise<S
   }
   for (const table of tables) {
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(t.database.db)
-    const lines = rows.map((row) => JSON.stringify(row, (_key, value: unknown) => (Buffer.isBuffer(value) ? value.toString('hex') : value))).sort()
+    const lines = rows
+      .map((row) => JSON.stringify(row, (_key, value: unknown) => (Buffer.isBuffer(value) ? value.toString('hex') : value)))
+      .sort()
     result.set(table, { rows: rows.length, digest: createHash('sha256').update(lines.join('\n')).digest('hex') })
   }
   return result
@@ -80,7 +86,9 @@ export function assertSound(response: LightMyRequestResponse, context: string): 
   assert.equal(body.type, `/problems/${code}`, where)
   assert.equal(body.title, STATUS_CODES[response.statusCode], where)
   assert.ok(typeof body.detail === 'string' && body.detail.length > 0, where)
-  const keys = Object.keys(body).filter((key) => key !== 'errors').sort()
+  const keys = Object.keys(body)
+    .filter((key) => key !== 'errors')
+    .sort()
   assert.deepEqual(keys, ['code', 'detail', 'status', 'title', 'type'], where)
   if (body.errors !== undefined) {
     assert.ok(Array.isArray(body.errors) && body.errors.length > 0, where)

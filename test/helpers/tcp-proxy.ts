@@ -13,9 +13,7 @@ export class TcpProxy {
   private state: 'up' | 'down' | 'partition' = 'up'
   port = 0
 
-  constructor(
-    private readonly target: { host: string; port: number }
-  ) {}
+  constructor(private readonly target: { host: string; port: number }) {}
 
   async start(port = 0): Promise<void> {
     const server = net.createServer((client) => this.accept(client))

@@ -17,7 +17,11 @@ const load = (dataDir: string) => loadCardKey({ cardEncryptionKey: null, product
 
 /** Starts a process that loads the key when told; resolves once it is ready. */
 function starter(dataDir: string): Promise<{ go(): Promise<{ key?: string; error?: string }> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
   let out = ''
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))

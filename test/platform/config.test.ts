@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, it } from 'node:test'
-import { ConfigError, loadConfig, withoutPassword, type Config } from '../../src/config.js'
+import { type Config, ConfigError, loadConfig, withoutPassword } from '../../src/config.js'
 import { postgresAdminUrl } from '../helpers/databases.js'
 import { run } from '../helpers/processes.js'
 
@@ -112,12 +112,24 @@ describe('loadConfig accepted values (D-02)', () => {
     ['HOST 0.0.0.0', { HOST: '0.0.0.0' }, { host: '0.0.0.0' }],
     ['HOST ::', { HOST: '::' }, { host: '::' }],
     ['HOST a name', { HOST: 'api.internal' }, { host: 'api.internal' }],
-    ['DATA_DIR', { DATA_DIR: '/var/lib/so' }, { dataDir: '/var/lib/so', database: { kind: 'sqlite', file: '/var/lib/so/service-ordering.db' } }],
+    [
+      'DATA_DIR',
+      { DATA_DIR: '/var/lib/so' },
+      { dataDir: '/var/lib/so', database: { kind: 'sqlite', file: '/var/lib/so/service-ordering.db' } }
+    ],
     ['DATABASE_URL sqlite:PATH', { DATABASE_URL: 'sqlite:/tmp/x.db' }, { database: { kind: 'sqlite', file: '/tmp/x.db' } }],
     ['DATABASE_URL sqlite:///PATH', { DATABASE_URL: 'sqlite:///tmp/y.db' }, { database: { kind: 'sqlite', file: '/tmp/y.db' } }],
-    ['DATABASE_URL sqlite: relative', { DATABASE_URL: 'sqlite:rel/z.db' }, { database: { kind: 'sqlite', file: path.resolve('rel/z.db') } }],
+    [
+      'DATABASE_URL sqlite: relative',
+      { DATABASE_URL: 'sqlite:rel/z.db' },
+      { database: { kind: 'sqlite', file: path.resolve('rel/z.db') } }
+    ],
     ['DATABASE_URL sqlite::memory:', { DATABASE_URL: 'sqlite::memory:' }, { database: { kind: 'sqlite', file: ':memory:' } }],
-    ['DATABASE_URL postgres://', { DATABASE_URL: 'postgres://u:p@db:5432/so' }, { database: { kind: 'postgres', url: 'postgres://u:p@db:5432/so' } }],
+    [
+      'DATABASE_URL postgres://',
+      { DATABASE_URL: 'postgres://u:p@db:5432/so' },
+      { database: { kind: 'postgres', url: 'postgres://u:p@db:5432/so' } }
+    ],
     ['DATABASE_URL postgresql://', { DATABASE_URL: 'postgresql://db/so' }, { database: { kind: 'postgres', url: 'postgresql://db/so' } }],
     ['TIME_ZONE America/New_York', { TIME_ZONE: 'America/New_York' }, { timeZone: 'America/New_York' }],
     ['TIME_ZONE in another case', { TIME_ZONE: 'utc' }, { timeZone: 'UTC' }],
@@ -141,17 +153,33 @@ describe('loadConfig accepted values (D-02)', () => {
     ['TRUST_PROXY on', { TRUST_PROXY: 'on' }, { trustProxy: true }],
     ['TRUST_PROXY off', { TRUST_PROXY: 'false' }, { trustProxy: false }],
     ['TRUST_PROXY a hop count', { TRUST_PROXY: '2' }, { trustProxy: 2 }],
-    ['TRUST_PROXY addresses and ranges', { TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,fd00::/8' }, { trustProxy: '10.0.0.1,192.168.0.0/16,fd00::/8' }],
+    [
+      'TRUST_PROXY addresses and ranges',
+      { TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,fd00::/8' },
+      { trustProxy: '10.0.0.1,192.168.0.0/16,fd00::/8' }
+    ],
     ['TRUST_PROXY a named range', { TRUST_PROXY: 'loopback' }, { trustProxy: 'loopback' }],
     ['DISPATCHER off', { DISPATCHER: 'off' }, { dispatcher: false }],
     ['DISPATCHER yes', { DISPATCHER: 'YES' }, { dispatcher: true }],
     ['SQLITE_SYNCHRONOUS normal', { SQLITE_SYNCHRONOUS: 'normal' }, { sqliteSynchronous: 'NORMAL' }],
     ['DATABASE_POOL_MAX', { DATABASE_POOL_MAX: '50' }, { databasePoolMax: 50 }],
     ['STATEMENT_TIMEOUT_MS 0 (none)', { STATEMENT_TIMEOUT_MS: '0' }, { statementTimeoutMs: 0 }],
-    ['HTTP_MAX_CONNECTIONS_PER_ADDRESS unset: a quarter', { HTTP_MAX_CONNECTIONS: '1000' }, { httpMaxConnections: 1000, httpMaxConnectionsPerAddress: 250 }],
-    ['HTTP_MAX_CONNECTIONS_PER_ADDRESS unset behind a proxy: all', { TRUST_PROXY: 'on', HTTP_MAX_CONNECTIONS: '20' }, { httpMaxConnectionsPerAddress: 20 }],
+    [
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS unset: a quarter',
+      { HTTP_MAX_CONNECTIONS: '1000' },
+      { httpMaxConnections: 1000, httpMaxConnectionsPerAddress: 250 }
+    ],
+    [
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS unset behind a proxy: all',
+      { TRUST_PROXY: 'on', HTTP_MAX_CONNECTIONS: '20' },
+      { httpMaxConnectionsPerAddress: 20 }
+    ],
     ['HTTP_MAX_CONNECTIONS_PER_ADDRESS unset with one connection', { HTTP_MAX_CONNECTIONS: '1' }, { httpMaxConnectionsPerAddress: 1 }],
-    ['HTTP_MAX_CONNECTIONS_PER_ADDRESS', { HTTP_MAX_CONNECTIONS: '20', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '20' }, { httpMaxConnectionsPerAddress: 20 }]
+    [
+      'HTTP_MAX_CONNECTIONS_PER_ADDRESS',
+      { HTTP_MAX_CONNECTIONS: '20', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '20' },
+      { httpMaxConnectionsPerAddress: 20 }
+    ]
   ]
   for (const [label, env, expected] of cases) {
     it(`should accept ${label}`, () => {
@@ -169,20 +197,48 @@ describe('loadConfig refusals: one line naming the variable and what it accepts 
     ['PORT with a fraction', { PORT: '80.5' }, 'PORT must be a whole number from 0 to 65535 (got "80.5")'],
     ['HOST with a space', { HOST: 'my host' }, 'HOST must be an IP address or a host name such as 0.0.0.0 or localhost (got "my host")'],
     ['HOST with a scheme', { HOST: 'http://x' }, 'HOST must be an IP address or a host name such as 0.0.0.0 or localhost (got "http://x")'],
-    ['DATABASE_URL of another engine', { DATABASE_URL: 'mysql://db/so' }, 'DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "mysql://db/so")'],
-    ['DATABASE_URL sqlite: without a path', { DATABASE_URL: 'sqlite:' }, 'DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "sqlite:")'],
-    ['DATABASE_URL a bare path', { DATABASE_URL: '/tmp/x.db' }, 'DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "/tmp/x.db")'],
+    [
+      'DATABASE_URL of another engine',
+      { DATABASE_URL: 'mysql://db/so' },
+      'DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "mysql://db/so")'
+    ],
+    [
+      'DATABASE_URL sqlite: without a path',
+      { DATABASE_URL: 'sqlite:' },
+      'DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "sqlite:")'
+    ],
+    [
+      'DATABASE_URL a bare path',
+      { DATABASE_URL: '/tmp/x.db' },
+      'DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "/tmp/x.db")'
+    ],
     [
       'DATABASE_URL postgres:// that is not a URL',
       { DATABASE_URL: 'postgres://db:port/so' },
       'DATABASE_URL must be sqlite:PATH, sqlite::memory: or a valid postgres:// URL (got "postgres://db:port/so")'
     ],
-    ['TIME_ZONE unknown', { TIME_ZONE: 'Mars/Olympus' }, 'TIME_ZONE must be an IANA time zone such as UTC or America/New_York (got "Mars/Olympus")'],
-    ['PUBLIC_URL not a URL', { PUBLIC_URL: 'shop.example.com' }, 'PUBLIC_URL must be a URL starting with http: or https: (got "shop.example.com")'],
-    ['PUBLIC_URL of another scheme', { PUBLIC_URL: 'ftp://shop' }, 'PUBLIC_URL must be a URL starting with http: or https: (got "ftp://shop")'],
+    [
+      'TIME_ZONE unknown',
+      { TIME_ZONE: 'Mars/Olympus' },
+      'TIME_ZONE must be an IANA time zone such as UTC or America/New_York (got "Mars/Olympus")'
+    ],
+    [
+      'PUBLIC_URL not a URL',
+      { PUBLIC_URL: 'shop.example.com' },
+      'PUBLIC_URL must be a URL starting with http: or https: (got "shop.example.com")'
+    ],
+    [
+      'PUBLIC_URL of another scheme',
+      { PUBLIC_URL: 'ftp://shop' },
+      'PUBLIC_URL must be a URL starting with http: or https: (got "ftp://shop")'
+    ],
     ['SMTP_URL of another scheme', { SMTP_URL: 'http://mail' }, 'SMTP_URL must be a URL starting with smtp: or smtps: (got "http://mail")'],
     ['SMS_WEBHOOK_URL not a URL', { SMS_WEBHOOK_URL: 'nope' }, 'SMS_WEBHOOK_URL must be a URL starting with http: or https: (got "nope")'],
-    ['WEBHOOK_URL not a URL', { WEBHOOK_URL: 'nope', WEBHOOK_SECRET }, 'WEBHOOK_URL must be a URL starting with http: or https: (got "nope")'],
+    [
+      'WEBHOOK_URL not a URL',
+      { WEBHOOK_URL: 'nope', WEBHOOK_SECRET },
+      'WEBHOOK_URL must be a URL starting with http: or https: (got "nope")'
+    ],
     [
       'WEBHOOK_URL without WEBHOOK_SECRET',
       { WEBHOOK_URL: 'https://hooks.example.com' },
@@ -208,9 +264,21 @@ describe('loadConfig refusals: one line naming the variable and what it accepts 
       { BOOTSTRAP_API_KEY: `a@b:${'s'.repeat(32)}` },
       'BOOTSTRAP_API_KEY must be KEY_ID:SECRET, the id 3-64 characters of A-Z a-z 0-9 _ -, the secret at least 32 characters'
     ],
-    ['CARD_ENCRYPTION_KEY of 16 bytes', { CARD_ENCRYPTION_KEY: randomBytes(16).toString('base64') }, 'CARD_ENCRYPTION_KEY must be 32 bytes written in base64 (44 characters)'],
-    ['CARD_ENCRYPTION_KEY not base64', { CARD_ENCRYPTION_KEY: '!'.repeat(44) }, 'CARD_ENCRYPTION_KEY must be 32 bytes written in base64 (44 characters)'],
-    ['NODE_ENV=production without a card key', { NODE_ENV: 'production' }, 'CARD_ENCRYPTION_KEY must be set when NODE_ENV=production (32 bytes written in base64)'],
+    [
+      'CARD_ENCRYPTION_KEY of 16 bytes',
+      { CARD_ENCRYPTION_KEY: randomBytes(16).toString('base64') },
+      'CARD_ENCRYPTION_KEY must be 32 bytes written in base64 (44 characters)'
+    ],
+    [
+      'CARD_ENCRYPTION_KEY not base64',
+      { CARD_ENCRYPTION_KEY: '!'.repeat(44) },
+      'CARD_ENCRYPTION_KEY must be 32 bytes written in base64 (44 characters)'
+    ],
+    [
+      'NODE_ENV=production without a card key',
+      { NODE_ENV: 'production' },
+      'CARD_ENCRYPTION_KEY must be set when NODE_ENV=production (32 bytes written in base64)'
+    ],
     ['LOG_LEVEL unknown', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be fatal, error, warn, info, debug, trace, silent (got "verbose")'],
     [
       'TRUST_PROXY a word',
@@ -230,7 +298,11 @@ describe('loadConfig refusals: one line naming the variable and what it accepts 
     ['DISPATCHER unknown', { DISPATCHER: 'sometimes' }, 'DISPATCHER must be on or off (got "sometimes")'],
     ['SQLITE_SYNCHRONOUS unknown', { SQLITE_SYNCHRONOUS: 'OFF' }, 'SQLITE_SYNCHRONOUS must be FULL or NORMAL (got "OFF")'],
     ['DATABASE_POOL_MAX 0', { DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX must be a whole number from 1 to 1000 (got "0")'],
-    ['STATEMENT_TIMEOUT_MS text', { STATEMENT_TIMEOUT_MS: '10s' }, 'STATEMENT_TIMEOUT_MS must be a whole number from 0 to 3600000 (got "10s")'],
+    [
+      'STATEMENT_TIMEOUT_MS text',
+      { STATEMENT_TIMEOUT_MS: '10s' },
+      'STATEMENT_TIMEOUT_MS must be a whole number from 0 to 3600000 (got "10s")'
+    ],
     [
       'HTTP_MAX_CONNECTIONS_PER_ADDRESS 0',
       { HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0' },
@@ -291,8 +363,14 @@ describe('loadConfig refusals: one line naming the variable and what it accepts 
 describe('a bad configuration stops the process (D-01)', () => {
   for (const [env, line] of [
     [{ PORT: 'abc' }, 'service-ordering: invalid configuration: PORT must be a whole number from 0 to 65535 (got "abc")'],
-    [{ DATABASE_URL: 'mysql://db/so' }, 'service-ordering: invalid configuration: DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "mysql://db/so")'],
-    [{ TIME_ZONE: 'Nowhere/Land' }, 'service-ordering: invalid configuration: TIME_ZONE must be an IANA time zone such as UTC or America/New_York (got "Nowhere/Land")']
+    [
+      { DATABASE_URL: 'mysql://db/so' },
+      'service-ordering: invalid configuration: DATABASE_URL must be sqlite:PATH, sqlite::memory: or a postgres:// URL (got "mysql://db/so")'
+    ],
+    [
+      { TIME_ZONE: 'Nowhere/Land' },
+      'service-ordering: invalid configuration: TIME_ZONE must be an IANA time zone such as UTC or America/New_York (got "Nowhere/Land")'
+    ]
   ] as const) {
     it(`should exit 1 printing exactly one line for ${Object.keys(env)[0]}`, async () => {
       // DATA_DIR points nowhere useful: the process must stop before touching anything.
@@ -317,7 +395,9 @@ describe('a bad configuration stops the process (D-01)', () => {
     )
   })
 
-  it('should name DATABASE_URL when PostgreSQL refuses the database (D-01)', { skip: adminUrl === null && 'no PostgreSQL here' }, async () => {
+  it('should name DATABASE_URL when PostgreSQL refuses the database (D-01)', {
+    skip: adminUrl === null && 'no PostgreSQL here'
+  }, async () => {
     const missing = new URL(adminUrl!)
     missing.pathname = '/so_config_test_no_such_database'
     const result = await run('src/main.ts', [], { PORT: '0', DATABASE_URL: missing.href, DATA_DIR: '/nonexistent/so-config-test' })
@@ -329,7 +409,9 @@ describe('a bad configuration stops the process (D-01)', () => {
   })
 
   // Node's recursive mkdir loops for ever where mkdir answers ENOENT under an existing parent.
-  it('should exit 1 with one line for a DATA_DIR that cannot be made, under /proc too', { skip: !fs.existsSync('/proc/self') }, async () => {
+  it('should exit 1 with one line for a DATA_DIR that cannot be made, under /proc too', {
+    skip: !fs.existsSync('/proc/self')
+  }, async () => {
     const result = await run('src/main.ts', [], { PORT: '0', DATA_DIR: '/proc/so-config-test/data' })
     assert.equal(result.code, 1)
     assert.equal(result.stdout, '')
@@ -348,7 +430,10 @@ describe('a bad configuration stops the process (D-01)', () => {
       // 192.0.2.1 (TEST-NET-1) is never an address of this machine.
       const host = await run('src/main.ts', [], { PORT: '0', HOST: '192.0.2.1', DATA_DIR: dataDir })
       assert.equal(host.code, 1)
-      assert.match(host.stderr, /^service-ordering: could not start: cannot listen on HOST 192\.0\.2\.1 and PORT 0: listen EADDRNOTAVAIL[^\n]*\n$/)
+      assert.match(
+        host.stderr,
+        /^service-ordering: could not start: cannot listen on HOST 192\.0\.2\.1 and PORT 0: listen EADDRNOTAVAIL[^\n]*\n$/
+      )
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true })
     }

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ManualClock } from '../../src/common/clock.js'
+import { hashPassword, sha256Hex } from '../../src/common/crypto.js'
+import { Authenticator } from '../../src/platform/auth.js'
 import { VerifiedCredentialCache } from '../../src/platform/credential-cache.js'
 import { RateLimiter } from '../../src/platform/rate-limit.js'
 import { LIMITS } from '../../src/platform/rate-limit.rules.js'
-import { hashPassword, sha256Hex } from '../../src/common/crypto.js'
-import { Authenticator } from '../../src/platform/auth.js'
 import { basic, describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
 import { customerWithPassword } from '../modules/customers/fixtures.js'
@@ -148,7 +148,9 @@ describe('password checks at once and the failure count (D-13, D-14)', () => {
     const auth = authenticator(clock, limiter)
     for (let i = 0; i < 9; i++) assert.equal(await auth.checkCustomerPassword('pat@example.com', `slip ${i}`), null)
     // The right password reserves the tenth failure first; the three guesses behind it are refused.
-    const burst = await Promise.allSettled([PASSWORD, 'guess a', 'guess b', 'guess c'].map((password) => auth.checkCustomerPassword('pat@example.com', password)))
+    const burst = await Promise.allSettled(
+      [PASSWORD, 'guess a', 'guess b', 'guess c'].map((password) => auth.checkCustomerPassword('pat@example.com', password))
+    )
     assert.deepEqual(
       burst.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as { code: string }).code)),
       ['cus_pat', 'rate_limited', 'rate_limited', 'rate_limited']
@@ -176,19 +178,26 @@ describe('password checks at once and the failure count (D-13, D-14)', () => {
   })
 })
 
-describeEachDialect('a customer\'s requests at once before the password is cached (D-13, D-14)', (t) => {
+describeEachDialect("a customer's requests at once before the password is cached (D-13, D-14)", (t) => {
   it('should answer every one of them, and count none as a failure', async () => {
     const customer = await customerWithPassword(t, 'many requests at once')
     const auth = basic(customer.email, customer.password)
     const reads = await Promise.all(Array.from({ length: 25 }, () => t.post(`/v1/customer/${customer.id}`, undefined, { auth })))
-    assert.deepEqual(reads.map((r) => r.statusCode), Array(25).fill(200))
+    assert.deepEqual(
+      reads.map((r) => r.statusCode),
+      Array(25).fill(200)
+    )
     t.clock.advance(61_000)
     const signIns = await Promise.all(
       Array.from({ length: 20 }, () => t.post('/v1/customer/signin', { email: customer.email, password: customer.password }))
     )
-    assert.deepEqual(signIns.map((r) => r.statusCode), Array(20).fill(200))
+    assert.deepEqual(
+      signIns.map((r) => r.statusCode),
+      Array(20).fill(200)
+    )
     // All ten failures of D-14 are still to come.
-    for (let i = 0; i < 9; i++) problem(await t.post('/v1/customer/signin', { email: customer.email, password: `slip ${i}` }), 'invalid_login')
+    for (let i = 0; i < 9; i++)
+      problem(await t.post('/v1/customer/signin', { email: customer.email, password: `slip ${i}` }), 'invalid_login')
     t.clock.advance(61_000)
     ok(await t.post(`/v1/customer/${customer.id}`, undefined, { auth }))
   })
@@ -196,14 +205,21 @@ describeEachDialect('a customer\'s requests at once before the password is cache
   it('should answer them all after nine failures too: the tenth slot is held by the check of that same password', async () => {
     const customer = await customerWithPassword(t, 'nine slips then a rush')
     const auth = basic(customer.email, customer.password)
-    for (let i = 0; i < 9; i++) problem(await t.post('/v1/customer/signin', { email: customer.email, password: `slip ${i}` }), 'invalid_login')
+    for (let i = 0; i < 9; i++)
+      problem(await t.post('/v1/customer/signin', { email: customer.email, password: `slip ${i}` }), 'invalid_login')
     const signIns = await Promise.all(
       Array.from({ length: 25 }, () => t.post('/v1/customer/signin', { email: customer.email, password: customer.password }))
     )
-    assert.deepEqual(signIns.map((r) => r.statusCode), Array(25).fill(200))
+    assert.deepEqual(
+      signIns.map((r) => r.statusCode),
+      Array(25).fill(200)
+    )
     t.clock.advance(61_000)
     const reads = await Promise.all(Array.from({ length: 25 }, () => t.post(`/v1/customer/${customer.id}`, undefined, { auth })))
-    assert.deepEqual(reads.map((r) => r.statusCode), Array(25).fill(200))
+    assert.deepEqual(
+      reads.map((r) => r.statusCode),
+      Array(25).fill(200)
+    )
     // Nine failures still: the tenth locks the e-mail, the right password included.
     problem(await t.post('/v1/customer/signin', { email: customer.email, password: 'the tenth slip' }), 'invalid_login')
     problem(await t.post('/v1/customer/signin', { email: customer.email, password: customer.password }), 'rate_limited')

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, it } from 'node:test'
 import { hashPassword } from '../../src/common/crypto.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import { basic, describeEachDialect, type TestApp } from '../helpers/app.js'
 import { problem } from '../helpers/assertions.js'

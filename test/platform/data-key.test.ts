@@ -7,12 +7,13 @@ import { loadConfig } from '../../src/config.js'
 import { openDatabase } from '../../src/db/database.js'
 import { runWorker } from '../../src/modules/notifications/notifications.cli.js'
 import { dataKeyFingerprint } from '../../src/modules/payments/data-key-check.js'
-import { prepareStart, startServer, type RunningServer } from '../../src/server.js'
+import { prepareStart, type RunningServer, startServer } from '../../src/server.js'
 import { DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import { databaseUrl } from '../helpers/processes.js'
 
-const REFUSED = /^the data key \(CARD_ENCRYPTION_KEY, or DATA_DIR\/card-key when it is unset\) is not the one this database was first used with/
+const REFUSED =
+  /^the data key \(CARD_ENCRYPTION_KEY, or DATA_DIR\/card-key when it is unset\) is not the one this database was first used with/
 
 for (const dialect of DIALECTS) {
   describe(`one data key per database (D-34) [${dialect}]`, () => {
@@ -28,7 +29,14 @@ for (const dialect of DIALECTS) {
       await test?.drop()
     })
 
-    const env = (extra: Record<string, string> = {}) => ({ PORT: '0', DATA_DIR: test.dataDir, DATABASE_URL: databaseUrl(test), DISPATCHER: 'off', LOG_LEVEL: 'silent', ...extra })
+    const env = (extra: Record<string, string> = {}) => ({
+      PORT: '0',
+      DATA_DIR: test.dataDir,
+      DATABASE_URL: databaseUrl(test),
+      DISPATCHER: 'off',
+      LOG_LEVEL: 'silent',
+      ...extra
+    })
     const start = async (extra: Record<string, string> = {}) => {
       const server = await startServer(loadConfig(env(extra)))
       servers.push(server)

@@ -1,15 +1,19 @@
 import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
+import type { ProblemCode } from '../../src/platform/problems.js'
 import { basic, describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
-import type { ProblemCode } from '../../src/platform/problems.js'
 
 const CHALLENGE = 'Basic realm="service-ordering", charset="UTF-8"'
 
 /** Asserts the exact problem document (D-20): status, content type and the whole body. */
 function exactly(response: LightMyRequestResponse, code: ProblemCode, detail: string, errors?: Array<{ field: string; message: string }>) {
-  const body = problem(response, code, errors?.map((e) => e.field))
+  const body = problem(
+    response,
+    code,
+    errors?.map((e) => e.field)
+  )
   const expected: Record<string, unknown> = {
     type: `/problems/${code}`,
     title: body.title,
@@ -44,7 +48,10 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
   })
 
   it('should answer 400 invalid_json for malformed JSON with a charset parameter', async () => {
-    const response = await t.post('/v1/service/create', undefined, { raw: "{'single': 'quotes'}", contentType: 'application/json; charset=utf-8' })
+    const response = await t.post('/v1/service/create', undefined, {
+      raw: "{'single': 'quotes'}",
+      contentType: 'application/json; charset=utf-8'
+    })
     exactly(response, 'invalid_json', INVALID_JSON)
   })
 
@@ -63,12 +70,18 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
     }
     problem(await t.post('/v1/service/Poison/1'), 'service_not_found')
     // A key merely named constructor is an ordinary (unknown) field.
-    ok(await t.post('/v1/service/create', undefined, { raw: '{"service_name":"Plain","description":"x","constructor":1}', contentType: 'application/json' }))
+    ok(
+      await t.post('/v1/service/create', undefined, {
+        raw: '{"service_name":"Plain","description":"x","constructor":1}',
+        contentType: 'application/json'
+      })
+    )
   })
 
   it('should answer 400 validation_failed for a body nesting deeper than 32 levels, with or without an Idempotency-Key, changing nothing', async () => {
     const message = 'must not nest arrays and objects more than 32 levels deep'
-    const deep = (levels: number, open: string, close: string, inner = '') => `{"service_name":"Deep","description":"x","extra":${open.repeat(levels)}${inner}${close.repeat(levels)}}`
+    const deep = (levels: number, open: string, close: string, inner = '') =>
+      `{"service_name":"Deep","description":"x","extra":${open.repeat(levels)}${inner}${close.repeat(levels)}}`
     // The body object is one level: 31 more arrays make 32, one more is too deep.
     for (const raw of [deep(32, '[', ']'), deep(3000, '[', ']'), deep(3000, '{"a":', '}', '1'), `${'['.repeat(40)}${']'.repeat(40)}`]) {
       for (const headers of [{}, { 'idempotency-key': `deep-${raw.length}` }] as Array<Record<string, string>>) {
@@ -79,15 +92,24 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
     problem(await t.post('/v1/service/Deep/1'), 'service_not_found')
     // Brackets inside strings are text, and 32 levels are fine.
     const fine = `{"service_name":"Deep","description":"${'[{'.repeat(100)}","extra":${'['.repeat(31)}${']'.repeat(31)}}`
-    ok(await t.post('/v1/service/create', undefined, { raw: fine, contentType: 'application/json', headers: { 'idempotency-key': 'deep-fine' } }))
+    ok(
+      await t.post('/v1/service/create', undefined, {
+        raw: fine,
+        contentType: 'application/json',
+        headers: { 'idempotency-key': 'deep-fine' }
+      })
+    )
   })
 
   // validation_failed
 
   it('should answer 400 validation_failed naming a missing field', async () => {
-    exactly(await t.post('/v1/service/create', { service_name: 'Ironing' }), 'validation_failed', 'The request is invalid: description is required.', [
-      { field: '/description', message: 'is required' }
-    ])
+    exactly(
+      await t.post('/v1/service/create', { service_name: 'Ironing' }),
+      'validation_failed',
+      'The request is invalid: description is required.',
+      [{ field: '/description', message: 'is required' }]
+    )
   })
 
   it('should answer 400 validation_failed naming a field of the wrong type', async () => {
@@ -185,7 +207,11 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
   }
 
   it('should answer 415 unsupported_media_type for a body sent without a content type', async () => {
-    exactly(await t.post('/v1/service/create', undefined, { raw: '{"service_name":"A","description":"b"}' }), 'unsupported_media_type', UNSUPPORTED)
+    exactly(
+      await t.post('/v1/service/create', undefined, { raw: '{"service_name":"A","description":"b"}' }),
+      'unsupported_media_type',
+      UNSUPPORTED
+    )
   })
 
   // payload_too_large
@@ -200,7 +226,9 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
     const exact = JSON.stringify({ service_name: 'Edge', description: 'x'.repeat(64 * 1024 - shell.length) })
     assert.equal(Buffer.byteLength(exact), 64 * 1024)
     // Read, then refused by the schema, not by size.
-    problem(await t.post('/v1/service/create', undefined, { raw: exact, contentType: 'application/json' }), 'validation_failed', ['/description'])
+    problem(await t.post('/v1/service/create', undefined, { raw: exact, contentType: 'application/json' }), 'validation_failed', [
+      '/description'
+    ])
     const over = JSON.stringify({ service_name: 'Edge', description: 'x'.repeat(64 * 1024 - shell.length + 1) })
     exactly(await t.post('/v1/service/create', undefined, { raw: over, contentType: 'application/json' }), 'payload_too_large', TOO_LARGE)
   })
@@ -211,7 +239,11 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
     exactly(await t.post('/v1/nothing/here', { a: 1 }), 'route_not_found', 'There is no operation POST /v1/nothing/here.')
     exactly(await t.post('/v1', {}), 'route_not_found', 'There is no operation POST /v1.')
     exactly(await t.post('/v2/service/stats'), 'route_not_found', 'There is no operation POST /v2/service/stats.')
-    exactly(await t.post('/nothing?token=abc', undefined, { method: 'GET', auth: null }), 'route_not_found', 'There is no operation GET /nothing.')
+    exactly(
+      await t.post('/nothing?token=abc', undefined, { method: 'GET', auth: null }),
+      'route_not_found',
+      'There is no operation GET /nothing.'
+    )
   })
 
   it('should answer 404 route_not_found, with the usual headers and log line, for a path the router cannot read', async () => {
@@ -239,7 +271,14 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
 
   // method_not_allowed
 
-  for (const path of ['/v1/service/stats', '/v1/service/create', '/v1/service/Laundry/1', '/v1/not/a/route', '/v1', '/v1/service/stats?x=1']) {
+  for (const path of [
+    '/v1/service/stats',
+    '/v1/service/create',
+    '/v1/service/Laundry/1',
+    '/v1/not/a/route',
+    '/v1',
+    '/v1/service/stats?x=1'
+  ]) {
     it(`should answer 405 method_not_allowed with Allow: POST for every other method on ${path}`, async () => {
       for (const method of ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const) {
         const response = await t.post(path, undefined, { method })
@@ -299,7 +338,11 @@ describeEachDialect('problem documents of the platform (D-20, D-21)', (t) => {
 
   it('should answer 401 on an open route too, and before looking at the body', async () => {
     exactly(await t.post('/v1/service/Laundry/1', undefined, { auth: null }), 'unauthenticated', UNAUTHENTICATED)
-    exactly(await t.post('/v1/service/create', undefined, { auth: null, raw: '{', contentType: 'application/json' }), 'unauthenticated', UNAUTHENTICATED)
+    exactly(
+      await t.post('/v1/service/create', undefined, { auth: null, raw: '{', contentType: 'application/json' }),
+      'unauthenticated',
+      UNAUTHENTICATED
+    )
   })
 
   // forbidden

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { openDatabase, type Database } from '../../src/db/database.js'
+import { type Database, openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { App } from '../../src/platform/app-types.js'
@@ -161,7 +161,9 @@ for (const dialect of DIALECTS) {
   })
 }
 
-describe('503 unavailable on PostgreSQL that cannot be reached (D-21, D-71)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
+describe('503 unavailable on PostgreSQL that cannot be reached (D-21, D-71)', {
+  skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable'
+}, () => {
   const apps: Array<{ app: App; database: Database }> = []
 
   after(async () => {

@@ -95,23 +95,41 @@ describeEachDialect('Idempotency-Key (D-52, D-21)', (t) => {
     const headers = { 'idempotency-key': 'shared-key' }
     ok(await t.post('/v1/service/create', { service_name: 'Polish', description: 'Shine' }, { headers }))
     // The same key from the admin key is another key: it runs, and finds the name taken.
-    problem(await t.post('/v1/service/create', { service_name: 'Polish', description: 'Shine' }, { headers, auth: t.auth.admin }), 'service_exists')
+    problem(
+      await t.post('/v1/service/create', { service_name: 'Polish', description: 'Shine' }, { headers, auth: t.auth.admin }),
+      'service_exists'
+    )
   })
 
   it('should keep answers sealed, and still replay one kept in the clear before answers were sealed', async () => {
     const headers = { 'idempotency-key': 'sealed-1' }
     const first = ok(await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers }))
-    const kept = () => t.database.db.selectFrom('idempotency_keys').select('response').where('key', '=', 'sealed-1').executeTakeFirstOrThrow()
+    const kept = () =>
+      t.database.db.selectFrom('idempotency_keys').select('response').where('key', '=', 'sealed-1').executeTakeFirstOrThrow()
     const sealed = (await kept()).response
     assert.match(sealed, /^v1\.[\w-]+\.[\w-]+\.[\w-]+$/)
     assert.ok(!sealed.includes('successfully'))
-    await t.database.db.updateTable('idempotency_keys').set({ response: JSON.stringify(first) }).where('key', '=', 'sealed-1').execute()
+    await t.database.db
+      .updateTable('idempotency_keys')
+      .set({ response: JSON.stringify(first) })
+      .where('key', '=', 'sealed-1')
+      .execute()
     assert.deepEqual(ok(await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers })), first)
     // A kept failure is sealed and replayed too.
     const failing = { 'idempotency-key': 'sealed-2' }
-    const refused = problem(await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers: failing }), 'service_exists')
-    assert.match((await t.database.db.selectFrom('idempotency_keys').select('response').where('key', '=', 'sealed-2').executeTakeFirstOrThrow()).response, /^v1\./)
-    assert.deepEqual(problem(await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers: failing }), 'service_exists'), refused)
+    const refused = problem(
+      await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers: failing }),
+      'service_exists'
+    )
+    assert.match(
+      (await t.database.db.selectFrom('idempotency_keys').select('response').where('key', '=', 'sealed-2').executeTakeFirstOrThrow())
+        .response,
+      /^v1\./
+    )
+    assert.deepEqual(
+      problem(await t.post('/v1/service/create', { service_name: 'Sealed', description: 'Kept' }, { headers: failing }), 'service_exists'),
+      refused
+    )
   })
 
   it('should run again once the key is older than 24 hours', async () => {
@@ -140,7 +158,11 @@ describeEachDialect('Idempotency-Key (D-52, D-21)', (t) => {
     ['empty', '', 'must not be empty']
   ] as const) {
     it(`should answer 400 validation_failed for an Idempotency-Key ${label}`, async () => {
-      const response = await t.post('/v1/service/create', { service_name: 'Never', description: 'x' }, { headers: { 'idempotency-key': key } })
+      const response = await t.post(
+        '/v1/service/create',
+        { service_name: 'Never', description: 'x' },
+        { headers: { 'idempotency-key': key } }
+      )
       const body = problem(response, 'validation_failed', ['/headers/idempotency-key'])
       assert.deepEqual(body.errors, [{ field: '/headers/idempotency-key', message }])
       assert.ok(!(await serviceNames()).includes('Never'))
@@ -148,7 +170,7 @@ describeEachDialect('Idempotency-Key (D-52, D-21)', (t) => {
   }
 
   it('should accept a key of exactly 255 visible characters', async () => {
-    const key = '!~'.repeat(127) + 'z'
+    const key = `${'!~'.repeat(127)}z`
     assert.equal(key.length, 255)
     ok(await t.post('/v1/service/create', { service_name: 'Longkey', description: 'x' }, { headers: { 'idempotency-key': key } }))
   })

@@ -1,14 +1,27 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
-import { DIALECTS } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
-import { Child, databaseUrl } from '../helpers/processes.js'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase } from '../../src/db/database.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
+import { DIALECTS } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
+import { Child, databaseUrl } from '../helpers/processes.js'
 
-const ALL = ['0001_platform', '0002_customers', '0003_catalogue', '0004_orders', '0005_outbox', '0006_tracking', '0007_items_visible_index', '0008_customer_name_prefixes', '0009_data_key', '0010_folded_name_keys', '0011_history_follows', '0012_health_probe']
+const ALL = [
+  '0001_platform',
+  '0002_customers',
+  '0003_catalogue',
+  '0004_orders',
+  '0005_outbox',
+  '0006_tracking',
+  '0007_items_visible_index',
+  '0008_customer_name_prefixes',
+  '0009_data_key',
+  '0010_folded_name_keys',
+  '0011_history_follows',
+  '0012_health_probe'
+]
 const PROCESSES = 3
 
 for (const dialect of DIALECTS) {
@@ -32,8 +45,14 @@ for (const dialect of DIALECTS) {
       await Promise.all(children.map((child) => child.waitForLine((line) => line === 'ready')))
       for (const child of children) child.write('go\n')
       const codes = await Promise.all(children.map((child) => child.exit(90_000)))
-      const outcomes = children.map((child) => JSON.parse(child.stdout.find((line) => line.startsWith('{'))!) as { applied?: string[]; error?: string })
-      assert.deepEqual(codes, children.map(() => 0), JSON.stringify(outcomes))
+      const outcomes = children.map(
+        (child) => JSON.parse(child.stdout.find((line) => line.startsWith('{'))!) as { applied?: string[]; error?: string }
+      )
+      assert.deepEqual(
+        codes,
+        children.map(() => 0),
+        JSON.stringify(outcomes)
+      )
       // Between them they applied every migration exactly once.
       const applied = outcomes.flatMap((outcome) => outcome.applied ?? [])
       assert.deepEqual([...applied].sort(), ALL)
@@ -42,7 +61,10 @@ for (const dialect of DIALECTS) {
       const db = openDatabase(config)
       try {
         const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db.db)
-        assert.deepEqual(rows.rows.map((r) => r.name), ALL)
+        assert.deepEqual(
+          rows.rows.map((r) => r.name),
+          ALL
+        )
         // And a later run has nothing to do.
         assert.deepEqual(await migrateToLatest(db.db, db.dialect), [])
       } finally {

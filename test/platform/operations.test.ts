@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
+import { PROBLEM_STATUS, type ProblemCode } from '../../src/platform/problems.js'
 import { describeEachDialect, type TestApp } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
-import { PROBLEM_STATUS, type ProblemCode } from '../../src/platform/problems.js'
 
 /** GET without credentials. */
 const get = (t: TestApp, url: string) => t.post(url, undefined, { method: 'GET', auth: null })
@@ -24,12 +24,20 @@ function routesOf(t: TestApp): Array<{ method: string; path: string }> {
     stack.length = depth
     stack.push(match[2]!)
     const path = stack.join('')
-    for (const method of (match[3] ?? '').split(',').map((m) => m.trim()).filter(Boolean)) routes.push({ method, path })
+    for (const method of (match[3] ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean))
+      routes.push({ method, path })
   }
   return routes
 }
 
-type Operation = { operationId?: string; security?: unknown; responses: Record<string, { content?: Record<string, { schema: { properties: { code: { enum: string[] } } } }> }> }
+type Operation = {
+  operationId?: string
+  security?: unknown
+  responses: Record<string, { content?: Record<string, { schema: { properties: { code: { enum: string[] } } } }> }>
+}
 type Document = { openapi: string; info: { description: string }; paths: Record<string, Record<string, Operation>> }
 
 /** The problem codes an operation lists, by status. */
@@ -123,7 +131,10 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
         assert.equal(typeof id, 'string', `${path} has no operationId`)
         // D-10: every /v1 call takes HTTP Basic credentials (a module may also admit a body token).
         assert.ok(Array.isArray(operations.post!.security), `${path} declares its security`)
-        assert.ok((operations.post!.security as unknown[]).some((s) => JSON.stringify(s) === '{"basicAuth":[]}'), path)
+        assert.ok(
+          (operations.post!.security as unknown[]).some((s) => JSON.stringify(s) === '{"basicAuth":[]}'),
+          path
+        )
         return id
       })
     assert.equal(new Set(ids).size, ids.length, 'operationIds are unique')
@@ -180,7 +191,9 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     let responses = 0
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
-        for (const [status, response] of Object.entries((operation as { responses: Record<string, { headers?: Record<string, unknown> }> }).responses)) {
+        for (const [status, response] of Object.entries(
+          (operation as { responses: Record<string, { headers?: Record<string, unknown> }> }).responses
+        )) {
           const names = Object.keys(response.headers ?? {})
           const expected = [
             'X-Request-Id',
@@ -218,8 +231,13 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
   })
 
   it('should mark a request body optional only where the operation takes none (transaction list)', async () => {
-    const optional = Object.entries(document.paths).filter(([, operations]) => (operations.post as { requestBody?: { required: boolean } } | undefined)?.requestBody?.required === false)
-    assert.deepEqual(optional.map(([path]) => path), ['/v1/transaction/list'])
+    const optional = Object.entries(document.paths).filter(
+      ([, operations]) => (operations.post as { requestBody?: { required: boolean } } | undefined)?.requestBody?.required === false
+    )
+    assert.deepEqual(
+      optional.map(([path]) => path),
+      ['/v1/transaction/list']
+    )
     const listed = ok<{ transactions: unknown[] }>(await t.post('/v1/transaction/list'))
     assert.ok(Array.isArray(listed.transactions))
   })

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ManualClock } from '../../src/common/clock.js'
 import { Authenticator } from '../../src/platform/auth.js'
-import { VerifiedCredentialCache } from '../../src/platform/credential-cache.js'
 import { clientAddressKey } from '../../src/platform/client-address.js'
+import { VerifiedCredentialCache } from '../../src/platform/credential-cache.js'
 import { RateLimiter } from '../../src/platform/rate-limit.js'
 import { addressCounterKey, counterKey, LIMITS } from '../../src/platform/rate-limit.rules.js'
 import { basic } from '../helpers/app.js'
@@ -132,7 +132,8 @@ describe('RateLimiter under eviction pressure (D-14, issue 25)', () => {
     for (let i = 0; i < 10; i++) limiter.hit('signin-fail:victim@example.com', EMAIL.limit, EMAIL.windowMs)
     for (let i = 0; i < 60; i++) limiter.hit('signin-calls:203.0.113.1', ADDRESS.limit, ADDRESS.windowMs)
     const flood = (round: number) => {
-      for (let i = 0; i < 1000; i++) assert.equal(limiter.hit(`signin-calls:10.${round}.${i >> 8}.${i & 255}`, ADDRESS.limit, ADDRESS.windowMs).allowed, true)
+      for (let i = 0; i < 1000; i++)
+        assert.equal(limiter.hit(`signin-calls:10.${round}.${i >> 8}.${i & 255}`, ADDRESS.limit, ADDRESS.windowMs).allowed, true)
       assert.equal(limiter.size, 50, 'memory stays bounded')
     }
     flood(0)
@@ -260,7 +261,14 @@ describe('the rate limits and their keys (D-14, issue 25)', () => {
 
   it('should count an IPv6 address by its /64 prefix, however it is written', () => {
     const prefix = '2001:db8:0:1::/64'
-    for (const ip of ['2001:db8:0:1::1', '2001:db8:0:1::12d', '2001:DB8:0:1:ffff:ffff:ffff:ffff', '2001:0db8:0000:0001:0000:0000:0000:0002', '2001:db8:0:1::1%eth0', '2001:db8:0:1:0:0:198.51.100.1']) {
+    for (const ip of [
+      '2001:db8:0:1::1',
+      '2001:db8:0:1::12d',
+      '2001:DB8:0:1:ffff:ffff:ffff:ffff',
+      '2001:0db8:0000:0001:0000:0000:0000:0002',
+      '2001:db8:0:1::1%eth0',
+      '2001:db8:0:1:0:0:198.51.100.1'
+    ]) {
       assert.equal(clientAddressKey(ip), prefix, ip)
     }
     assert.equal(clientAddressKey('2001:db8:0:2::1'), '2001:db8:0:2::/64')

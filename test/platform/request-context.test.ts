@@ -108,7 +108,17 @@ describeEachDialect('request ids, logs and response headers (D-73)', (t) => {
     problem(await t.post('/v1/service/stats', undefined, { auth: customer }), 'unauthenticated')
     problem(await t.post('/v1/service/create', { service_name: 5, description: customerPassword }), 'validation_failed')
     const all = t.logs.join('\n')
-    for (const needle of [t.auth.staff, t.auth.admin, t.auth.app, keySecret, wrong, customer, customerPassword, 'Wr0ng-secret', 'authorization']) {
+    for (const needle of [
+      t.auth.staff,
+      t.auth.admin,
+      t.auth.app,
+      keySecret,
+      wrong,
+      customer,
+      customerPassword,
+      'Wr0ng-secret',
+      'authorization'
+    ]) {
       assert.ok(!all.toLowerCase().includes(needle.toLowerCase()), `the logs contain ${needle.slice(0, 12)}…`)
     }
   })

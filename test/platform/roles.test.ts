@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
+import type { DatabaseConfig } from '../../src/config.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import { basic, describeEachDialect, type TestApp } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
 import { run } from '../helpers/processes.js'
-import type { DatabaseConfig } from '../../src/config.js'
 
 type Caller = 'none' | 'wrong secret' | 'revoked' | 'app' | 'staff' | 'admin'
 const CALLERS: Caller[] = ['none', 'wrong secret', 'revoked', 'app', 'staff', 'admin']
@@ -102,7 +102,10 @@ describeEachDialect('who may call what (D-10, D-11, D-12)', (t: TestApp) => {
     const key = await keys.create('app', 'revoked by the CLI')
     const authorization = basic(key.id, key.secret)
     ok(await t.post('/v1/service/Laundry/1', undefined, { auth: authorization }))
-    const result = await run('src/cli.ts', ['api-key', 'revoke', key.id], { DATABASE_URL: urlOf(t.config.database), DATA_DIR: t.config.dataDir })
+    const result = await run('src/cli.ts', ['api-key', 'revoke', key.id], {
+      DATABASE_URL: urlOf(t.config.database),
+      DATA_DIR: t.config.dataDir
+    })
     assert.equal(result.code, 0, result.stderr)
     assert.equal(result.stdout, `revoked ${key.id}\n`)
     problem(await t.post('/v1/service/Laundry/1', undefined, { auth: authorization }), 'unauthenticated')

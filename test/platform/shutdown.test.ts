@@ -22,7 +22,12 @@ interface Answer {
  * A request whose headers the server has provably read (it answered `100 Continue`) and whose
  * body is only partly sent, so it is in flight until `finish()` sends the rest.
  */
-function startSlowRequest(port: number, path: string, body: string, agent: http.Agent | false = false): Promise<{ finish(): void; answer: Promise<Answer> }> {
+function startSlowRequest(
+  port: number,
+  path: string,
+  body: string,
+  agent: http.Agent | false = false
+): Promise<{ finish(): void; answer: Promise<Answer> }> {
   return new Promise((resolveStarted, rejectStarted) => {
     const payload = Buffer.from(body, 'utf8')
     const half = Math.floor(payload.length / 2)
@@ -127,7 +132,12 @@ for (const dialect of DIALECTS) {
       assert.equal((await get(port, '/healthz')).status, 200)
       // A client that keeps its connections, as browsers and proxies do.
       const keepAlive = new http.Agent({ keepAlive: true })
-      const slow = await startSlowRequest(port, '/v1/service/create', JSON.stringify({ service_name: 'Drained', description: 'step one' }), keepAlive)
+      const slow = await startSlowRequest(
+        port,
+        '/v1/service/create',
+        JSON.stringify({ service_name: 'Drained', description: 'step one' }),
+        keepAlive
+      )
 
       const started = Date.now()
       server.kill('SIGTERM')
@@ -262,7 +272,9 @@ describe('npm start and npm run cli under a signal (D-72)', () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'so-npm-start-'))
       const shell = spawn('sh', ['-c', name === 'cli' ? `${command} serve` : command], {
         cwd: ROOT,
-        env: { ...childEnv({ PORT: '0', DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'db.sqlite')}`, DISPATCHER: 'off' }) },
+        env: {
+          ...childEnv({ PORT: '0', DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'db.sqlite')}`, DISPATCHER: 'off' })
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
         // Its own process group: should the server outlive the shell, the group is killed below.
         detached: true

@@ -5,18 +5,18 @@ import { after, afterEach, before, describe, it } from 'node:test'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase } from '../../src/db/database.js'
 import { MIGRATION_NAMES, migrateToLatest } from '../../src/db/migrator.js'
-import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import type { ApiKeySummary } from '../../src/modules/api-keys/api-keys.repository.js'
+import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import { createLogger } from '../../src/platform/logger.js'
-import { startServer, type RunningServer } from '../../src/server.js'
+import { type RunningServer, startServer } from '../../src/server.js'
 import { basic, DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import { Child, databaseUrl } from '../helpers/processes.js'
 
 const KEY_ID = 'ops_bootstrap'
 
-const FIRST_SECRET = 'F'.repeat(32) + '_first-secret'
-const SECOND_SECRET = 'S'.repeat(32) + '_second-secret'
+const FIRST_SECRET = `${'F'.repeat(32)}_first-secret`
+const SECOND_SECRET = `${'S'.repeat(32)}_second-secret`
 
 /** POSTs over the real listening socket. */
 async function call(server: RunningServer, urlPath: string, authorization?: string): Promise<{ status: number; body: unknown }> {
@@ -62,7 +62,9 @@ for (const dialect of DIALECTS) {
 
     it('should make the bootstrap key an admin key usable at once, and write no key file', async () => {
       const logs: string[] = []
-      server = await startServer(loadConfig(env(FIRST_SECRET)), { logger: createLogger('info', { write: (l: string) => void logs.push(l) }) })
+      server = await startServer(loadConfig(env(FIRST_SECRET)), {
+        logger: createLogger('info', { write: (l: string) => void logs.push(l) })
+      })
       const stats = await call(server, '/v1/service/stats', basic(KEY_ID, FIRST_SECRET))
       assert.deepEqual(stats, { status: 200, body: { service_stats: [] } })
       assert.equal(fs.existsSync(path.join(test.dataDir, 'initial-api-key')), false)
@@ -131,7 +133,10 @@ for (const dialect of DIALECTS) {
 
       // The log names the file, never the secret.
       const lines = logs.map((line) => JSON.parse(line) as Record<string, unknown>)
-      assert.ok(lines.some((line) => line.file === file()), logs.join('\n'))
+      assert.ok(
+        lines.some((line) => line.file === file()),
+        logs.join('\n')
+      )
       assert.ok(!logs.join('\n').includes(secret!))
       // And the migrations this first start applied, all of them (D-04).
       const applied = lines.find((line) => line.msg === 'applied database migrations')
@@ -170,7 +175,13 @@ for (const dialect of DIALECTS) {
 
     it('should keep the bootstrap key the only key', async () => {
       server = await startServer(
-        loadConfig({ PORT: '0', DATA_DIR: test.dataDir, DATABASE_URL: databaseUrl(test), DISPATCHER: 'off', BOOTSTRAP_API_KEY: `${KEY_ID}:${FIRST_SECRET}` }),
+        loadConfig({
+          PORT: '0',
+          DATA_DIR: test.dataDir,
+          DATABASE_URL: databaseUrl(test),
+          DISPATCHER: 'off',
+          BOOTSTRAP_API_KEY: `${KEY_ID}:${FIRST_SECRET}`
+        }),
         { logger: createLogger('silent') }
       )
       await server.close(1000)
@@ -180,7 +191,10 @@ for (const dialect of DIALECTS) {
         logger: createLogger('silent')
       })
       assert.equal(fs.existsSync(path.join(test.dataDir, 'initial-api-key')), false)
-      assert.deepEqual((await listKeys(test)).map((k) => k.id), [KEY_ID])
+      assert.deepEqual(
+        (await listKeys(test)).map((k) => k.id),
+        [KEY_ID]
+      )
     })
   })
 }
@@ -198,7 +212,13 @@ for (const dialect of DIALECTS) {
     /** Starts `count` servers on one database at the same moment; resolves with their ports. */
     async function startTogether(test: TestDatabase, count: number, extra: Record<string, string>): Promise<number[]> {
       const started = Array.from({ length: count }, () => {
-        const child = new Child('src/main.ts', [], { PORT: '0', DATABASE_URL: databaseUrl(test), DATA_DIR: test.dataDir, DISPATCHER: 'off', ...extra })
+        const child = new Child('src/main.ts', [], {
+          PORT: '0',
+          DATABASE_URL: databaseUrl(test),
+          DATA_DIR: test.dataDir,
+          DISPATCHER: 'off',
+          ...extra
+        })
         servers.push(child)
         return child
       })
@@ -215,7 +235,10 @@ for (const dialect of DIALECTS) {
       databases.push(test)
       const ports = await startTogether(test, 3, { BOOTSTRAP_API_KEY: `${KEY_ID}:${FIRST_SECRET}` })
       for (const port of ports) assert.equal(await stats(port, basic(KEY_ID, FIRST_SECRET)), 200)
-      assert.deepEqual((await listKeys(test)).map((k) => k.id), [KEY_ID])
+      assert.deepEqual(
+        (await listKeys(test)).map((k) => k.id),
+        [KEY_ID]
+      )
     })
 
     it('should all start on an empty database and make exactly one first admin key', async () => {
@@ -231,7 +254,9 @@ for (const dialect of DIALECTS) {
   })
 }
 
-describe('BOOTSTRAP_API_KEY applied from two connections at the same moment (D-02)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, () => {
+describe('BOOTSTRAP_API_KEY applied from two connections at the same moment (D-02)', {
+  skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable'
+}, () => {
   let test: TestDatabase
 
   before(async () => {

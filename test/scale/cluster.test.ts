@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import { Child, run, waitUntilRefused } from '../helpers/processes.js'
-import { ADMIN_AUTH, sharedEnv, startApi, startSlowRequest, stopAll, type ApiProcess } from './harness.js'
+import { ADMIN_AUTH, type ApiProcess, sharedEnv, startApi, startSlowRequest, stopAll } from './harness.js'
 
 /**
  * Issue 10, item 1: `service-ordering serve --workers N` runs N API processes (node:cluster) on one
@@ -17,10 +17,13 @@ function request(url: string, path: string): Promise<number> {
   const { hostname, port } = new URL(url)
   return new Promise((resolve, reject) => {
     http
-      .request({ host: hostname, port: Number(port), path, method: 'POST', agent: false, headers: { authorization: ADMIN_AUTH } }, (response) => {
-        response.resume()
-        response.on('end', () => resolve(response.statusCode ?? 0))
-      })
+      .request(
+        { host: hostname, port: Number(port), path, method: 'POST', agent: false, headers: { authorization: ADMIN_AUTH } },
+        (response) => {
+          response.resume()
+          response.on('end', () => resolve(response.statusCode ?? 0))
+        }
+      )
       .on('error', reject)
       .end()
   })
@@ -45,7 +48,9 @@ function lines(child: Child): LogLine[] {
   })
 }
 
-describe('serve --workers 2 on PostgreSQL (issue 10)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable (TEST_DATABASE_URL or 127.0.0.1:5432): several API processes need it' }, () => {
+describe('serve --workers 2 on PostgreSQL (issue 10)', {
+  skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable (TEST_DATABASE_URL or 127.0.0.1:5432): several API processes need it'
+}, () => {
   let database: TestDatabase
   const children: Child[] = []
   let api: ApiProcess
@@ -67,7 +72,10 @@ describe('serve --workers 2 on PostgreSQL (issue 10)', { skip: !DIALECTS.include
     const log = lines(api.child)
     const listening = log.filter((l) => l.msg === 'API worker is listening')
     assert.deepEqual(listening.map((l) => l.worker).sort(), [0, 1])
-    assert.deepEqual(listening.map((l) => [l.worker, l.dispatcher]).sort(), [[0, true], [1, false]])
+    assert.deepEqual(listening.map((l) => [l.worker, l.dispatcher]).sort(), [
+      [0, true],
+      [1, false]
+    ])
     assert.equal(new Set(listening.map((l) => l.pid)).size, 2)
     // The primary announces the cluster once, when both workers listen.
     assert.equal(log.filter((l) => l.msg === 'service-ordering is listening').length, 1)
@@ -77,7 +85,11 @@ describe('serve --workers 2 on PostgreSQL (issue 10)', { skip: !DIALECTS.include
   it('should hand requests to both workers', async () => {
     const statuses = await Promise.all(Array.from({ length: 20 }, () => request(api.url, '/v1/service/stats')))
     assert.deepEqual([...new Set(statuses)], [200])
-    const served = new Set(lines(api.child).filter((l) => l.msg === 'request completed').map((l) => l.worker))
+    const served = new Set(
+      lines(api.child)
+        .filter((l) => l.msg === 'request completed')
+        .map((l) => l.worker)
+    )
     assert.deepEqual([...served].sort(), [0, 1])
   })
 
@@ -87,7 +99,10 @@ describe('serve --workers 2 on PostgreSQL (issue 10)', { skip: !DIALECTS.include
     await api.child.waitForLine((l) => l.includes('an API worker exited; starting another'), 30_000)
     // The other worker serves every request while slot 1 restarts.
     assert.deepEqual([...new Set(await Promise.all(Array.from({ length: 10 }, () => request(api.url, '/v1/service/stats'))))], [200])
-    await api.child.waitForLine((l) => l.includes('API worker is listening') && l.includes('"worker":1') && !l.includes(`"pid":${victim.pid},`), 60_000)
+    await api.child.waitForLine(
+      (l) => l.includes('API worker is listening') && l.includes('"worker":1') && !l.includes(`"pid":${victim.pid},`),
+      60_000
+    )
     const exited = lines(api.child).find((l) => l.msg === 'an API worker exited; starting another')!
     assert.equal(exited.restartInMs, 500, 'the first restart waits the shortest backoff')
     assert.deepEqual([...new Set(await Promise.all(Array.from({ length: 10 }, () => request(api.url, '/v1/service/stats'))))], [200])
@@ -95,7 +110,11 @@ describe('serve --workers 2 on PostgreSQL (issue 10)', { skip: !DIALECTS.include
 
   it('should drain every worker on SIGTERM to the primary: the request in flight completes, exit status 0 (D-72)', async () => {
     const port = Number(new URL(api.url).port)
-    const slow = await startSlowRequest(api.url, '/v1/service/create', JSON.stringify({ service_name: 'Drained by the cluster', description: 'one' }))
+    const slow = await startSlowRequest(
+      api.url,
+      '/v1/service/create',
+      JSON.stringify({ service_name: 'Drained by the cluster', description: 'one' })
+    )
     api.child.kill('SIGTERM')
     await api.child.waitForLine((l) => l.includes('"role":"primary"') && l.includes('shutting down'))
     await waitUntilRefused(port)
@@ -121,7 +140,12 @@ describe('serve --workers: refusals (issue 10)', () => {
 
   it('should take --workers over WORKERS, whatever WORKERS holds', async () => {
     for (const workers of ['2', 'abc']) {
-      const server = new Child('src/cli.ts', ['serve', '--workers', '1'], { DATABASE_URL: 'sqlite::memory:', PORT: '0', DISPATCHER: 'off', WORKERS: workers })
+      const server = new Child('src/cli.ts', ['serve', '--workers', '1'], {
+        DATABASE_URL: 'sqlite::memory:',
+        PORT: '0',
+        DISPATCHER: 'off',
+        WORKERS: workers
+      })
       try {
         await server.waitForLine((line) => line.includes('service-ordering is listening'))
       } finally {
@@ -134,10 +158,15 @@ describe('serve --workers: refusals (issue 10)', () => {
   it('should refuse a bad --workers value like a bad WORKERS, exit status 1', async () => {
     const result = await run('src/cli.ts', ['serve', '--workers', 'two'], { DATABASE_URL: 'sqlite::memory:' })
     assert.equal(result.code, 1)
-    assert.equal(result.stderr, 'service-ordering: invalid configuration: WORKERS (or serve --workers) must be a whole number from 1 to 64 (got "two")\n')
+    assert.equal(
+      result.stderr,
+      'service-ordering: invalid configuration: WORKERS (or serve --workers) must be a whole number from 1 to 64 (got "two")\n'
+    )
   })
 
-  it('should stop with exit status 1 when the workers cannot start (a busy port)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable' }, async () => {
+  it('should stop with exit status 1 when the workers cannot start (a busy port)', {
+    skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable'
+  }, async () => {
     const database = await createTestDatabase('postgres')
     const busy = net.createServer()
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))

@@ -20,7 +20,12 @@ describe('scale-out configuration (issue 10)', () => {
   it('should default to one process, per-process rate limits, a 3 s pool wait and 1000 waiting callers', () => {
     const config = loadConfig({})
     assert.deepEqual(
-      { workers: config.workers, redisUrl: config.redisUrl, databasePoolTimeoutMs: config.databasePoolTimeoutMs, databasePoolQueueMax: config.databasePoolQueueMax },
+      {
+        workers: config.workers,
+        redisUrl: config.redisUrl,
+        databasePoolTimeoutMs: config.databasePoolTimeoutMs,
+        databasePoolQueueMax: config.databasePoolQueueMax
+      },
       { workers: 1, redisUrl: null, databasePoolTimeoutMs: 3000, databasePoolQueueMax: 1000 }
     )
   })
@@ -33,7 +38,10 @@ describe('scale-out configuration (issue 10)', () => {
 
   it('should refuse WORKERS out of range, and above 1 on SQLite', () => {
     assert.equal(errorOf({ DATABASE_URL: PG, WORKERS: '0' }), 'WORKERS (or serve --workers) must be a whole number from 1 to 64 (got "0")')
-    assert.equal(errorOf({ DATABASE_URL: PG, WORKERS: '65' }), 'WORKERS (or serve --workers) must be a whole number from 1 to 64 (got "65")')
+    assert.equal(
+      errorOf({ DATABASE_URL: PG, WORKERS: '65' }),
+      'WORKERS (or serve --workers) must be a whole number from 1 to 64 (got "65")'
+    )
     assert.equal(
       errorOf({ WORKERS: '2' }),
       'WORKERS (or serve --workers) must be 1 with SQLite (got 2); several API processes need a postgres:// DATABASE_URL'

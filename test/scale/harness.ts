@@ -144,7 +144,11 @@ export async function stopAll(children: Child[], timeoutMs = 30_000): Promise<Ar
  * A request the server has provably started (it answered `100 Continue`) whose body is only half
  * sent, so it stays in flight until `finish()` sends the rest (as in test/platform/shutdown.test.ts).
  */
-export function startSlowRequest(url: string, path: string, body: string): Promise<{ finish(): void; answer: Promise<{ status: number; body: string }> }> {
+export function startSlowRequest(
+  url: string,
+  path: string,
+  body: string
+): Promise<{ finish(): void; answer: Promise<{ status: number; body: string }> }> {
   const { hostname, port } = new URL(url)
   return new Promise((resolveStarted, rejectStarted) => {
     const payload = Buffer.from(body, 'utf8')
@@ -155,7 +159,12 @@ export function startSlowRequest(url: string, path: string, body: string): Promi
       path,
       method: 'POST',
       agent: false,
-      headers: { authorization: ADMIN_AUTH, 'content-type': 'application/json', 'content-length': String(payload.length), expect: '100-continue' }
+      headers: {
+        authorization: ADMIN_AUTH,
+        'content-type': 'application/json',
+        'content-length': String(payload.length),
+        expect: '100-continue'
+      }
     })
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
       request.on('response', (response) => {

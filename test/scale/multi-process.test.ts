@@ -5,9 +5,21 @@ import { sha256Hex } from '../../src/common/crypto.js'
 import { basic, DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import type { Child } from '../helpers/processes.js'
-import { startHttpReceiver, type HttpReceiver } from '../modules/notifications/receivers.js'
 import { webhookSecret } from '../modules/notifications/harness.js'
-import { eventually, ok, post, query, redisReachable, sharedEnv, startApi, startWorker, stopAll, type Answer, type ApiProcess } from './harness.js'
+import { type HttpReceiver, startHttpReceiver } from '../modules/notifications/receivers.js'
+import {
+  type Answer,
+  type ApiProcess,
+  eventually,
+  ok,
+  post,
+  query,
+  redisReachable,
+  sharedEnv,
+  startApi,
+  startWorker,
+  stopAll
+} from './harness.js'
 
 /**
  * Issue 10, item 2: two API processes and two dispatcher workers on one PostgreSQL database.
@@ -39,7 +51,10 @@ function statuses(answers: Answer[]): Record<string, number> {
   return counts
 }
 
-describe('two API processes and two workers on one PostgreSQL (issue 10)', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable (TEST_DATABASE_URL or 127.0.0.1:5432): the multi-process test needs it' }, () => {
+describe('two API processes and two workers on one PostgreSQL (issue 10)', {
+  skip:
+    !DIALECTS.includes('postgres') && 'PostgreSQL is not reachable (TEST_DATABASE_URL or 127.0.0.1:5432): the multi-process test needs it'
+}, () => {
   let database: TestDatabase
   let receiver: HttpReceiver
   const children: Child[] = []
@@ -70,7 +85,8 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
     // The catalogue and a customer, through A.
     const [first, ...rest] = STEP_EVENTS
     ok(await post(a, '/v1/service/create', { service_name: SERVICE, description: 'Step 1', button_title: 'Go', events: first }))
-    for (const [i, events] of rest.entries()) ok(await post(a, '/v1/service/add', { service_name: SERVICE, description: `Step ${i + 2}`, events }))
+    for (const [i, events] of rest.entries())
+      ok(await post(a, '/v1/service/add', { service_name: SERVICE, description: `Step ${i + 2}`, events }))
     shirt = ok(await post(b, '/v1/item/create', { service_name: SERVICE, title: 'Shirt', price: 250 })).item_id
     const password = 'first password 1'
     const email = `scale.${randomBytes(4).toString('hex')}@example.com`
@@ -90,7 +106,12 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
   async function placeOrders(count: number): Promise<string[]> {
     const answers = await Promise.all(
       Array.from({ length: count }, (_unused, i) =>
-        post(either(apis, i), '/v1/transaction/create', { customer_id: customer.id, service_name: SERVICE, pickup_timestamp: PICKUP, delivery_timestamp: DELIVERY })
+        post(either(apis, i), '/v1/transaction/create', {
+          customer_id: customer.id,
+          service_name: SERVICE,
+          pickup_timestamp: PICKUP,
+          delivery_timestamp: DELIVERY
+        })
       )
     )
     return answers.map((answer) => ok(answer).transaction_id as string)
@@ -106,8 +127,13 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
     // close, two 409s), every move of every order at once, alternating between A and B.
     const short = await placeOrders(20)
     const long = await placeOrders(4)
-    const moves = [...short.flatMap((id) => Array.from({ length: 6 }, () => id)), ...long.flatMap((id) => Array.from({ length: 10 }, () => id))]
-    const answers = await Promise.all(moves.map((id, i) => post(either(apis, i), '/v1/transaction/move', { customer_id: customer.id, transaction_id: id })))
+    const moves = [
+      ...short.flatMap((id) => Array.from({ length: 6 }, () => id)),
+      ...long.flatMap((id) => Array.from({ length: 10 }, () => id))
+    ]
+    const answers = await Promise.all(
+      moves.map((id, i) => post(either(apis, i), '/v1/transaction/move', { customer_id: customer.id, transaction_id: id }))
+    )
 
     const successes = new Map<string, number>()
     answers.forEach((answer, i) => {
@@ -123,7 +149,10 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
       assert.deepEqual(await position(id), { position: STEPS, status: 'closed' })
     }
     // Each success wrote one history row; none was lost or doubled.
-    const history = await query<{ type: string; n: number }>(database, `select type, count(*)::int as n from order_history where type in ('moved', 'closed') group by type order by type`)
+    const history = await query<{ type: string; n: number }>(
+      database,
+      `select type, count(*)::int as n from order_history where type in ('moved', 'closed') group by type order by type`
+    )
     assert.deepEqual(history, [
       { type: 'closed', n: 4 },
       { type: 'moved', n: 20 * 6 + 4 * (STEPS - 1) }
@@ -132,7 +161,9 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
 
   it('should count all 50 concurrent receipt adds through both APIs: quantity 50', async () => {
     const [order] = await placeOrders(1)
-    const answers = await Promise.all(Array.from({ length: 50 }, (_unused, i) => post(either(apis, i), '/v1/receipt/add', { transaction_id: order, item_id: shirt })))
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_unused, i) => post(either(apis, i), '/v1/receipt/add', { transaction_id: order, item_id: shirt }))
+    )
     assert.deepEqual(statuses(answers), { '200': 50 })
     const view = ok(await post(b, `/v1/transaction/${order}`))
     assert.deepEqual([view.receipt.length, view.receipt[0].quantity, view.total], [1, '50', '125.00'])
@@ -143,19 +174,28 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
     const key = (name: string) => ({ 'idempotency-key': `${name}-${order}` })
     // A move, a receipt add and an order placement, each sent 10 times at once with one key, 5 to each API.
     const moves = await Promise.all(
-      Array.from({ length: 10 }, (_unused, i) => post(either(apis, i), '/v1/transaction/move', { customer_id: customer.id, transaction_id: order }, { headers: key('move') }))
+      Array.from({ length: 10 }, (_unused, i) =>
+        post(either(apis, i), '/v1/transaction/move', { customer_id: customer.id, transaction_id: order }, { headers: key('move') })
+      )
     )
     const adds = await Promise.all(
-      Array.from({ length: 10 }, (_unused, i) => post(either(apis, i), '/v1/receipt/add', { transaction_id: order, item_id: shirt, quantity: 3 }, { headers: key('add') }))
+      Array.from({ length: 10 }, (_unused, i) =>
+        post(either(apis, i), '/v1/receipt/add', { transaction_id: order, item_id: shirt, quantity: 3 }, { headers: key('add') })
+      )
     )
     const body = { customer_id: customer.id, service_name: SERVICE, pickup_timestamp: PICKUP, delivery_timestamp: DELIVERY, notes: order }
-    const creates = await Promise.all(Array.from({ length: 10 }, (_unused, i) => post(either(apis, i), '/v1/transaction/create', body, { headers: key('create') })))
+    const creates = await Promise.all(
+      Array.from({ length: 10 }, (_unused, i) => post(either(apis, i), '/v1/transaction/create', body, { headers: key('create') }))
+    )
     for (const answers of [moves, adds, creates]) {
       assert.deepEqual(statuses(answers), { '200': 10 })
       for (const answer of answers) assert.equal(answer.text, answers[0]!.text, 'every repeat answers the first response')
     }
     // And once more later, on the other API than the first: still the first answer.
-    assert.equal((await post(b, '/v1/transaction/move', { customer_id: customer.id, transaction_id: order }, { headers: key('move') })).text, moves[0]!.text)
+    assert.equal(
+      (await post(b, '/v1/transaction/move', { customer_id: customer.id, transaction_id: order }, { headers: key('move') })).text,
+      moves[0]!.text
+    )
 
     assert.deepEqual(await position(order!), { position: 2, status: 'open' })
     const view = ok(await post(a, `/v1/transaction/${order}`))
@@ -171,7 +211,12 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
     // A reset token as the e-mailed link would carry it (D-36); B spends it and sets a new password.
     const token = randomBytes(32).toString('base64url')
     const now = Date.now()
-    await query(database, 'insert into password_reset_tokens (token_hash, customer_id, created_at, expires_at) values ($1, $2, $3, $4)', [sha256Hex(token), customer.id, now, now + 3_600_000])
+    await query(database, 'insert into password_reset_tokens (token_hash, customer_id, created_at, expires_at) values ($1, $2, $3, $4)', [
+      sha256Hex(token),
+      customer.id,
+      now,
+      now + 3_600_000
+    ])
     const password = 'second password 2'
     ok(await post(b, '/v1/customer/reset_password/confirm', { token, password }))
     assert.equal((await post(a, `/v1/transaction/${order}`, undefined, { auth: oldAuth })).status, 401)
@@ -179,7 +224,9 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
     customer.password = password
   })
 
-  it(`should share sign-in failure counts between the APIs through Redis (D-14)`, { skip: !redis && `Redis is not reachable at ${REDIS_URL}: rate limits stay per process` }, async () => {
+  it(`should share sign-in failure counts between the APIs through Redis (D-14)`, {
+    skip: !redis && `Redis is not reachable at ${REDIS_URL}: rate limits stay per process`
+  }, async () => {
     // A fresh client address and e-mail: counters in the shared Redis belong to this test alone.
     const address = `10.${[1, 2, 3].map(() => Math.floor(Math.random() * 250) + 1).join('.')}`
     const headers = { 'x-forwarded-for': address }
@@ -232,7 +279,11 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
       assert.ok(id !== undefined, 'every delivery names its event')
       seen.set(id, (seen.get(id) ?? 0) + 1)
     }
-    assert.deepEqual([...seen.values()].filter((n) => n !== 1), [], 'no event delivered twice')
+    assert.deepEqual(
+      [...seen.values()].filter((n) => n !== 1),
+      [],
+      'no event delivered twice'
+    )
     assert.deepEqual([...seen.keys()].sort(), rows.map((r) => r.event_id).sort(), 'every event delivered')
     // Each trak delivery added its one `tracked` history row, none twice (D-56, D-61).
     const tracked = await query<{ n: number }>(database, `select count(*)::int as n from order_history where type = 'tracked'`)
@@ -243,10 +294,17 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', { ski
     const total = orders.reduce((sum, o) => sum + o.n, 0)
     for (const api of apis) {
       const stats = ok(await post(api, '/v1/service/stats'))
-      const entries = (stats.service_stats as Array<{ service: Array<Record<string, unknown>> }>).find((s) => s.service[0]!.service_name === SERVICE)!.service
+      const entries = (stats.service_stats as Array<{ service: Array<Record<string, unknown>> }>).find(
+        (s) => s.service[0]!.service_name === SERVICE
+      )!.service
       assert.equal(entries.length, STEPS)
       assert.equal(entries[0]!.total_orders, total)
-      for (const entry of entries) assert.equal(entry.position_count, byStep.get(Number(entry.position_number)) ?? 0, `${api.name}: step ${String(entry.position_number)}`)
+      for (const entry of entries)
+        assert.equal(
+          entry.position_count,
+          byStep.get(Number(entry.position_number)) ?? 0,
+          `${api.name}: step ${String(entry.position_number)}`
+        )
     }
   })
 

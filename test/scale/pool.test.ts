@@ -125,7 +125,9 @@ describe('STATEMENT_TIMEOUT_MS bounds a statement stuck behind a lock (issue 10)
     try {
       await other.query('begin')
       await other.query('select id from orders where public_id = $1 for update', [order.transaction_id])
-      const { value, ms } = await timed(() => t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: order.transaction_id }))
+      const { value, ms } = await timed(() =>
+        t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: order.transaction_id })
+      )
       unavailable(value)
       assert.ok(ms >= 250 && ms < 3000, `answered after ${Math.round(ms)} ms`)
       await other.query('rollback')

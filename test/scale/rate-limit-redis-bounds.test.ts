@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import net from 'node:net'
 import { after, before, describe, it } from 'node:test'
@@ -20,7 +20,8 @@ import { redisReachable } from './harness.js'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const SKIP_REDIS = !(await redisReachable(REDIS_URL)) && `Redis is not reachable at ${REDIS_URL} (set TEST_REDIS_URL)`
-const SKIP_SERVER = spawnSync('redis-server', ['--version']).status !== 0 && 'redis-server is not installed: no Redis of our own to configure'
+const SKIP_SERVER =
+  spawnSync('redis-server', ['--version']).status !== 0 && 'redis-server is not installed: no Redis of our own to configure'
 
 /** Resolves with the first captured log line containing `text`, within 5 s. */
 async function logged(logs: string[], text: string): Promise<Record<string, unknown>> {
@@ -56,14 +57,29 @@ describe('Redis eviction policy (issue 25, D-14)', () => {
     }
   })
 
-  it('should warn once that a Redis with an evicting maxmemory-policy may drop counters before their window ends', { skip: SKIP_SERVER }, async () => {
+  it('should warn once that a Redis with an evicting maxmemory-policy may drop counters before their window ends', {
+    skip: SKIP_SERVER
+  }, async () => {
     const port = await new Promise<number>((resolve) => {
       const probe = net.createServer().listen(0, '127.0.0.1', () => {
         const { port: free } = probe.address() as net.AddressInfo
         probe.close(() => resolve(free))
       })
     })
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory', '8mb', '--maxmemory-policy', 'allkeys-lru']
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory',
+      '8mb',
+      '--maxmemory-policy',
+      'allkeys-lru'
+    ]
     server = spawn('redis-server', args, { stdio: 'ignore' })
     const deadline = Date.now() + 5000
     while (!(await redisReachable(`redis://127.0.0.1:${port}`))) {
@@ -111,8 +127,11 @@ describe('the API with a shared Redis counts clients by /64 (issue 25, D-14)', {
   const net64 = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`
   /** Where the app keeps a counter in Redis (rate-limit.redis.ts: the limit's name, then a hash). */
   const redisKey = (limitName: string, address: string) =>
-    `service-ordering:rate:${limitName}:${createHash('sha256').update(`${limitName}:${clientAddressKey(address)}`).digest('base64url')}`
-  const status = (address: string) => t.post(`/track/${'A'.repeat(43)}/status`, undefined, { auth: null, headers: { 'x-forwarded-for': address } })
+    `service-ordering:rate:${limitName}:${createHash('sha256')
+      .update(`${limitName}:${clientAddressKey(address)}`)
+      .digest('base64url')}`
+  const status = (address: string) =>
+    t.post(`/track/${'A'.repeat(43)}/status`, undefined, { auth: null, headers: { 'x-forwarded-for': address } })
 
   before(async () => {
     admin = new Redis(REDIS_URL)
@@ -146,7 +165,10 @@ describe('the API with a shared Redis counts clients by /64 (issue 25, D-14)', {
     assert.equal(await admin.get(key), '62')
     const ttl = await admin.pttl(key)
     assert.ok(ttl > 0 && ttl <= 60_000, `${ttl} ms`)
-    assert.equal((await t.post('/v1/customer/signin', { email: 'not-an-address' }, { headers: { 'x-forwarded-for': `${net64()}::1` } })).statusCode, 400)
+    assert.equal(
+      (await t.post('/v1/customer/signin', { email: 'not-an-address' }, { headers: { 'x-forwarded-for': `${net64()}::1` } })).statusCode,
+      400
+    )
   })
 
   it('should refuse the rest of a /64 once tracking status reads from it reach 60', async () => {

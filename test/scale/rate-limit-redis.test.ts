@@ -22,7 +22,12 @@ const SKIP_REDIS = !reachable && `Redis is not reachable at ${REDIS_URL} (set TE
 
 /** A store with its own key prefix (this test's keys only) and captured log lines. */
 function store(url: string, prefix: string, logs: string[] = []): RedisRateLimitStore {
-  return new RedisRateLimitStore({ url, clock: systemClock, logger: createLogger('debug', { write: (line: string) => void logs.push(line) }), keyPrefix: prefix })
+  return new RedisRateLimitStore({
+    url,
+    clock: systemClock,
+    logger: createLogger('debug', { write: (line: string) => void logs.push(line) }),
+    keyPrefix: prefix
+  })
 }
 
 async function ready(s: RedisRateLimitStore): Promise<void> {
@@ -217,7 +222,10 @@ describe('RedisRateLimitStore against Redis (issue 10, D-14)', { skip: SKIP_REDI
       const decisions = []
       for (let i = 0; i < 5; i++) decisions.push(await s.hit(key, 3, 60_000))
       assert.ok(performance.now() - started < 200, 'no waiting on a Redis that cannot answer')
-      assert.deepEqual(decisions.map((d) => d.allowed), [true, true, true, false, false])
+      assert.deepEqual(
+        decisions.map((d) => d.allowed),
+        [true, true, true, false, false]
+      )
       assert.equal(s.fallbacks, 5)
       const warnings = logs.filter((line) => line.includes('fall back to per-process counting'))
       assert.equal(warnings.length, 1, 'one warning per outage, not one per request')
@@ -255,7 +263,10 @@ describe('RedisRateLimitStore with a Redis that stops answering (issue 10)', { s
       const decisions = []
       for (let i = 0; i < 5; i++) decisions.push(await s.hit(key, 3, 60_000))
       assert.ok(performance.now() - started < 200, `${Math.round(performance.now() - started)} ms for five decisions while Redis hangs`)
-      assert.deepEqual(decisions.map((d) => d.allowed), [true, true, false, false, false])
+      assert.deepEqual(
+        decisions.map((d) => d.allowed),
+        [true, true, false, false, false]
+      )
       assert.equal(logs.filter((line) => line.includes('fall back to per-process counting')).length, 1)
 
       proxy.release()
@@ -265,7 +276,10 @@ describe('RedisRateLimitStore with a Redis that stops answering (issue 10)', { s
         await s.hit(`signin-calls:${randomBytes(4).toString('hex')}`, 100, 60_000)
         await sleep(100)
       }
-      assert.ok(logs.some((line) => line.includes('Redis answers again')), 'the recovery is logged')
+      assert.ok(
+        logs.some((line) => line.includes('Redis answers again')),
+        'the recovery is logged'
+      )
       const fallbacks = s.fallbacks
       // Shared again: Redis still holds the count of 1 from before the hang.
       assert.equal((await s.hit(key, 3, 60_000)).allowed, true)
@@ -286,7 +300,10 @@ describe('RedisRateLimitStore without a Redis (issue 10)', () => {
       const decisions = []
       for (let i = 0; i < 4; i++) decisions.push(await s.hit('signin-fail:a@example.com', 3, 60_000))
       assert.ok(performance.now() - started < 100)
-      assert.deepEqual(decisions.map((d) => d.allowed), [true, true, true, false])
+      assert.deepEqual(
+        decisions.map((d) => d.allowed),
+        [true, true, true, false]
+      )
       assert.equal((await s.exhausted('signin-fail:a@example.com', 3, 60_000)).allowed, false)
       assert.equal(s.fallbacks, 5)
     } finally {
@@ -331,7 +348,8 @@ describe('the API with an unreachable REDIS_URL (issue 10)', () => {
 
   it('should still limit failed sign-ins, per process, and log the fallback once (D-14)', async () => {
     const email = `guesser.${randomBytes(3).toString('hex')}@example.com`
-    for (let i = 1; i <= 10; i++) problem(await t.post('/v1/customer/signin', { email, password: 'wrong password' }, { auth: t.auth.app }), 'invalid_login')
+    for (let i = 1; i <= 10; i++)
+      problem(await t.post('/v1/customer/signin', { email, password: 'wrong password' }, { auth: t.auth.app }), 'invalid_login')
     problem(await t.post('/v1/customer/signin', { email, password: 'wrong password' }, { auth: t.auth.app }), 'rate_limited')
     problem(await t.post('/v1/service/stats', undefined, { auth: basic(email, 'wrong password') }), 'rate_limited')
     assert.equal((await t.post('/v1/service/stats')).statusCode, 200, 'API keys are not affected')

@@ -27,16 +27,8 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .addColumn('updated_at', d.bigint, (c) => c.notNull())
     .execute()
   // D-33: word-prefix search on either name, ordered by last name, first name, id.
-  await db.schema
-    .createIndex('customers_last_name_search')
-    .on('customers')
-    .columns(['last_name_lc', 'first_name_lc', 'id'])
-    .execute()
-  await db.schema
-    .createIndex('customers_first_name_search')
-    .on('customers')
-    .columns(['first_name_lc', 'last_name_lc', 'id'])
-    .execute()
+  await db.schema.createIndex('customers_last_name_search').on('customers').columns(['last_name_lc', 'first_name_lc', 'id']).execute()
+  await db.schema.createIndex('customers_first_name_search').on('customers').columns(['first_name_lc', 'last_name_lc', 'id']).execute()
 
   await db.schema
     .createTable('password_reset_tokens')
@@ -46,9 +38,5 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .addColumn('expires_at', d.bigint, (c) => c.notNull())
     .addColumn('used_at', d.bigint)
     .execute()
-  await db.schema
-    .createIndex('password_reset_tokens_customer')
-    .on('password_reset_tokens')
-    .column('customer_id')
-    .execute()
+  await db.schema.createIndex('password_reset_tokens_customer').on('password_reset_tokens').column('customer_id').execute()
 }

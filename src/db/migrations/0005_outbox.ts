@@ -12,9 +12,7 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .addColumn('order_id', d.bigint, (c) => c.references('orders.id'))
     .addColumn('customer_id', 'text')
     .addColumn('payload', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) =>
-      c.notNull().check(sqlIn('status', ['pending', 'delivered', 'skipped', 'dead']))
-    )
+    .addColumn('status', 'text', (c) => c.notNull().check(sqlIn('status', ['pending', 'delivered', 'skipped', 'dead'])))
     .addColumn('attempts', 'integer', (c) => c.notNull())
     .addColumn('next_attempt_at', d.bigint, (c) => c.notNull())
     .addColumn('claimed_by', 'text')

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { Dialect } from '../dialect.js'
 
 /** Prefixes of each name kept, in code points; a longer query word reads its first this many. */
@@ -33,7 +33,8 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
 
   const lengths = Array.from({ length: NAME_PREFIX_MAX }, (_, i) => i + 1)
   if (d.name === 'sqlite') {
-    const rowsOf = (row: 'new' | 'customers') => sql.raw(`
+    const rowsOf = (row: 'new' | 'customers') =>
+      sql.raw(`
       select substr(n.name, 1, k.len), ${row}.last_name_lc, ${row}.first_name_lc, ${row}.id, ${row}.first_name, ${row}.last_name, ${row}.email
       from (select ${row}.first_name_lc as name union select ${row}.last_name_lc) as n,
            (${lengths.map((len) => `select ${len} as len`).join(' union all ')}) as k

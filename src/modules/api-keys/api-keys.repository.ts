@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
-import type { QueryRunner } from '../../db/query-runner.js'
 import { prepare } from '../../db/prepared.js'
+import type { QueryRunner } from '../../db/query-runner.js'
 import type { DB } from '../../db/schema.js'
 import type { ApiKeyRole } from './api-keys.table.js'
 
@@ -23,14 +23,20 @@ export function apiKeysRepository(db: Kysely<DB>) {
     findForAuth: (runner: QueryRunner, id: string) => findForAuth.first(runner, { id }),
 
     insert: async (trx: Kysely<DB>, row: { id: string; name: string; role: ApiKeyRole; secret_hash: string; created_at: number }) => {
-      await trx.insertInto('api_keys').values({ ...row, revoked_at: null }).execute()
+      await trx
+        .insertInto('api_keys')
+        .values({ ...row, revoked_at: null })
+        .execute()
     },
 
     list: (trx: Kysely<DB>): Promise<ApiKeySummary[]> =>
       trx.selectFrom('api_keys').select(['id', 'name', 'role', 'created_at', 'revoked_at']).orderBy('created_at').orderBy('id').execute(),
 
     count: async (trx: Kysely<DB>): Promise<number> => {
-      const row = await trx.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+      const row = await trx
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
       return Number(row.n)
     },
 
@@ -44,7 +50,12 @@ export function apiKeysRepository(db: Kysely<DB>) {
 
     /** Marks a key revoked; returns false when there is no such key or it was already revoked. */
     revoke: async (trx: Kysely<DB>, id: string, at: number): Promise<boolean> => {
-      const result = await trx.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst()
+      const result = await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst()
       return Number(result.numUpdatedRows) === 1
     }
   }

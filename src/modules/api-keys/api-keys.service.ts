@@ -5,7 +5,7 @@ import { sha256Hex } from '../../common/crypto.js'
 import { ensureDirectory } from '../../common/directories.js'
 import { newKeyId, newSecret } from '../../common/ids.js'
 import type { Database } from '../../db/database.js'
-import { apiKeysRepository, type ApiKeySummary } from './api-keys.repository.js'
+import { type ApiKeySummary, apiKeysRepository } from './api-keys.repository.js'
 import type { ApiKeyRole } from './api-keys.table.js'
 
 // Any fixed number; names the advisory lock that keeps two starts from both making a start-up key.
@@ -77,7 +77,13 @@ export class ApiKeysService {
         await this.database.dialect.lockForTransaction(trx, START_UP_KEY_LOCK)
         if ((await this.repo.count(trx)) > 0) return null
         const key = { id: newKeyId(), secret: newSecret() }
-        await this.repo.insert(trx, { id: key.id, name: 'initial', role: 'admin', secret_hash: sha256Hex(key.secret), created_at: this.clock.now() })
+        await this.repo.insert(trx, {
+          id: key.id,
+          name: 'initial',
+          role: 'admin',
+          secret_hash: sha256Hex(key.secret),
+          created_at: this.clock.now()
+        })
         // Written before the commit: a key whose secret nobody was given must never exist.
         ensureDirectory(dataDir)
         fs.writeFileSync(file, `${key.id}:${key.secret}\n`, { mode: 0o600 })

@@ -26,11 +26,30 @@ export class CatalogueTexts {
   private readonly all
 
   constructor(db: Kysely<DB>) {
-    this.all = prepare<Record<string, never>, { step_id: number; service_id: number; position: number; order_count: number; service_name: string; image_title: string; description: string }>(db, (db) =>
+    this.all = prepare<
+      Record<string, never>,
+      {
+        step_id: number
+        service_id: number
+        position: number
+        order_count: number
+        service_name: string
+        image_title: string
+        description: string
+      }
+    >(db, (db) =>
       db
         .selectFrom('service_steps as st')
         .innerJoin('services as s', 's.id', 'st.service_id')
-        .select(['st.id as step_id', 'st.service_id', 'st.position', 'st.order_count', 's.name as service_name', 's.image_title', 'st.description'])
+        .select([
+          'st.id as step_id',
+          'st.service_id',
+          'st.position',
+          'st.order_count',
+          's.name as service_name',
+          's.image_title',
+          'st.description'
+        ])
         .orderBy('st.service_id')
         .orderBy('st.position')
     )

@@ -17,11 +17,7 @@ export function itemsRepository(db: Kysely<DB>) {
   )
 
   function visibleItem(trx: Transaction<DB>, id: number) {
-    return trx
-      .selectFrom('items')
-      .select(['id', 'title', 'image_url', 'price_cents'])
-      .where('id', '=', id)
-      .where('removed_at', 'is', null)
+    return trx.selectFrom('items').select(['id', 'title', 'image_url', 'price_cents']).where('id', '=', id).where('removed_at', 'is', null)
   }
 
   return {
@@ -47,7 +43,11 @@ export function itemsRepository(db: Kysely<DB>) {
       changes: Partial<{ title: string; price_cents: number; image_url: string; group_name: string }>,
       at: number
     ): Promise<void> => {
-      await trx.updateTable('items').set({ ...changes, updated_at: at }).where('id', '=', id).execute()
+      await trx
+        .updateTable('items')
+        .set({ ...changes, updated_at: at })
+        .where('id', '=', id)
+        .execute()
     },
 
     markRemoved: async (trx: Transaction<DB>, id: number, at: number): Promise<void> => {

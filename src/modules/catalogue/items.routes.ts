@@ -35,7 +35,7 @@ export function itemStaffRoutes(app: App, items: ItemsService): void {
         id: 'createItem',
         summary: 'Create item',
         description:
-          'Adds a priced item to a service (D-45). `price` is whole cents; `group` defaults to `General`. Answers with the item: exactly the spec\'s Item fields (the group shows in Get items, D-46).',
+          "Adds a priced item to a service (D-45). `price` is whole cents; `group` defaults to `General`. Answers with the item: exactly the spec's Item fields (the group shows in Get items, D-46).",
         tags: ['items'],
         body: CreateItemBody,
         response: ItemResponse,

@@ -5,12 +5,11 @@ import type { Database } from '../../db/database.js'
 import { VersionedMemo } from '../../db/versioned-memo.js'
 import type { Caller, Writes } from '../../platform/idempotency.js'
 import { invalidField, problems } from '../../platform/problems.js'
+import { type ItemsRepository, itemsRepository } from './items.repository.js'
 import type { CreateItemBody, ItemResponse, ItemsResponse, RemoveItemBody, UpdateItemBody } from './items.schemas.js'
-import { itemsRepository, type ItemsRepository } from './items.repository.js'
-import { toItemView } from './items.views.js'
-import { toItemsView } from './items.views.js'
+import { toItemsView, toItemView } from './items.views.js'
 import { serviceKeyOf, serviceNameKey } from './names.js'
-import { servicesRepository, type ServicesRepository } from './services.repository.js'
+import { type ServicesRepository, servicesRepository } from './services.repository.js'
 
 const MAX_PRICE_CENTS = 10_000_000
 

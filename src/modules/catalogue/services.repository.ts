@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { type Kysely, sql, type Transaction } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare } from '../../db/prepared.js'
 import type { QueryRunner } from '../../db/query-runner.js'
@@ -31,7 +31,15 @@ export function servicesRepository(db: Kysely<DB>, dialect: Dialect) {
     db
       .selectFrom('services as s')
       .leftJoin('service_steps as st', (join) => join.onRef('st.service_id', '=', 's.id').on('st.position', '=', p('position')))
-      .select(['s.public_id as service_id', 's.name as service_name', 's.step_count', 'st.position', 'st.description', 'st.button_title', 'st.events'])
+      .select([
+        's.public_id as service_id',
+        's.name as service_name',
+        's.step_count',
+        'st.position',
+        'st.description',
+        'st.button_title',
+        'st.events'
+      ])
       .where('s.name_key', '=', p('key'))
   )
 
@@ -44,7 +52,10 @@ export function servicesRepository(db: Kysely<DB>, dialect: Dialect) {
       .selectFrom('service_steps')
       .select(
         dialect
-          .jsonArrayRows([sql.ref('id'), sql.ref('service_id'), sql.ref('position'), sql.ref('order_count')], sql.join([sql.ref('service_id'), sql.ref('position')]))
+          .jsonArrayRows(
+            [sql.ref('id'), sql.ref('service_id'), sql.ref('position'), sql.ref('order_count')],
+            sql.join([sql.ref('service_id'), sql.ref('position')])
+          )
           .as('counters')
       )
   )

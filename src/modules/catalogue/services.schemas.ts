@@ -10,8 +10,9 @@ const ServiceName = Text(UNTRIMMED_TEXT_BOUND, {
  * The name of an existing service, trimmed and matched ignoring case (D-40): over 100 characters once
  * trimmed it is 400 (D-70, names.ts serviceKeyOf), else one that names no service is 404.
  */
-export const ServiceKey = (description = 'The name of the service, trimmed and matched ignoring case (D-40); at most 100 characters once trimmed (D-70).') =>
-  Key('service_not_found', UNTRIMMED_TEXT_BOUND, { description })
+export const ServiceKey = (
+  description = 'The name of the service, trimmed and matched ignoring case (D-40); at most 100 characters once trimmed (D-70).'
+) => Key('service_not_found', UNTRIMMED_TEXT_BOUND, { description })
 const Description = Text(500)
 const ButtonTitle = Text(500, { description: 'Label of the action offered at the step.' })
 
@@ -62,7 +63,9 @@ const ServicePathName = PathKey('service_not_found', { description: 'The name of
 
 export const ServiceStepParams = Type.Object({
   service_name: ServicePathName,
-  position_number: Type.String({ description: 'A whole number from 1 to the number of steps; anything else is 404 `step_not_found` (D-43).' })
+  position_number: Type.String({
+    description: 'A whole number from 1 to the number of steps; anything else is 404 `step_not_found` (D-43).'
+  })
 })
 
 export const ServiceNameParams = Type.Object({ service_name: ServicePathName })
@@ -95,7 +98,10 @@ const StatsEntry = Type.Object(
     total_orders: Type.Optional(Type.Integer({ description: 'First entry only: transactions of the service.' }))
   },
   // The published document says which four every entry has (openapi-complete.ts).
-  { description: 'The first entry of a service has 7 fields, every later one 4.', 'x-doc-required': ['shade', 'position_number', 'description', 'position_count'] }
+  {
+    description: 'The first entry of a service has 7 fields, every later one 4.',
+    'x-doc-required': ['shade', 'position_number', 'description', 'position_count']
+  }
 )
 
 export const StatsResponse = Type.Object({

@@ -7,10 +7,18 @@ import { VersionedMemo } from '../../db/versioned-memo.js'
 import type { Caller, Writes } from '../../platform/idempotency.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { CatalogueTexts } from './catalogue-texts.js'
-import { encodeEvents, parseEvents, type EventInput, type EventName } from './events.js'
+import { type EventInput, type EventName, encodeEvents, parseEvents } from './events.js'
 import { cleanServiceName, defaultImageTitle, serviceKeyOf, serviceNameKey, serviceNameProblem } from './names.js'
-import type { AddStepBody, AddStepResponse, CreateServiceBody, MessageResponse, RemoveStepBody, ServiceView, StatsResponse } from './services.schemas.js'
-import { servicesRepository, type ServicesRepository } from './services.repository.js'
+import { type ServicesRepository, servicesRepository } from './services.repository.js'
+import type {
+  AddStepBody,
+  AddStepResponse,
+  CreateServiceBody,
+  MessageResponse,
+  RemoveStepBody,
+  ServiceView,
+  StatsResponse
+} from './services.schemas.js'
 import { toServiceView, toStatsView } from './services.views.js'
 
 function eventsOf(input: readonly EventInput[] | undefined): EventName[] {

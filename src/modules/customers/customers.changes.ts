@@ -1,9 +1,9 @@
 import { EMAIL_MESSAGE, isValidEmail, normalizeEmail } from '../../common/email.js'
-import { problems, type FieldError } from '../../platform/problems.js'
+import { type FieldError, problems } from '../../platform/problems.js'
 import { cleanText, nameProblem, phoneDigits, splitName } from './customers.fields.js'
-import { nameKey } from './name-key.js'
 import type { CustomerUpdate } from './customers.repository.js'
 import type { CustomerChanges } from './customers.schemas.js'
+import { nameKey } from './name-key.js'
 import { placeOfZip } from './zip-codes.js'
 
 /**

@@ -1,6 +1,6 @@
 import { EMAIL_MESSAGE, isValidEmail, normalizeEmail } from '../../common/email.js'
 import { invalidField, problems } from '../../platform/problems.js'
-import { placeOfZip, type Place } from './zip-codes.js'
+import { type Place, placeOfZip } from './zip-codes.js'
 
 /** D-70 "names 100": `customer_name` as a whole (so each of first and last name too). */
 export const NAME_MAX = 100
@@ -21,9 +21,7 @@ export function cleanText(raw: string): string {
 export function splitName(raw: string): { first_name: string; last_name: string } {
   const name = cleanText(raw)
   const space = name.indexOf(' ')
-  return space === -1
-    ? { first_name: name, last_name: '' }
-    : { first_name: name.slice(0, space), last_name: name.slice(space + 1) }
+  return space === -1 ? { first_name: name, last_name: '' } : { first_name: name.slice(0, space), last_name: name.slice(space + 1) }
 }
 
 /**
@@ -59,4 +57,3 @@ export function placeOf(zip: string, field: string): Place {
   if (place === undefined) throw problems.unknownZip(field)
   return place
 }
-

@@ -1,9 +1,9 @@
 import type { App } from '../../platform/app-types.js'
 import { callerOf } from '../../platform/idempotency.js'
 import { operation } from '../../platform/schemas.js'
-import { passwordInNfkc } from './new-password.js'
 import { CreateCustomerBody, CustomerCreateView, CustomerIdParams, CustomerView, UpdateCustomerBody } from './customers.schemas.js'
 import type { CustomersService } from './customers.service.js'
+import { passwordInNfkc } from './new-password.js'
 
 const tags = ['customers']
 
@@ -38,7 +38,7 @@ export function customerRecordRoutes(app: App, customers: CustomersService): voi
         id: 'updateCustomer',
         summary: 'Update customer',
         description:
-          "Fields left out are unchanged; empty text clears a field. `customer_name` is split at the first space; `phone` is a number or digit text stored as 7 to 15 digits; `preference` and `preferences` are both accepted (400 if they differ); `address.zip` re-derives city and state; a changed e-mail must be unused (409) (D-32). A card is all five fields or none (D-34). A rejected update changes nothing. Answers the read shape, never card data. A customer may update only their own record (another id is 404, D-11).",
+          'Fields left out are unchanged; empty text clears a field. `customer_name` is split at the first space; `phone` is a number or digit text stored as 7 to 15 digits; `preference` and `preferences` are both accepted (400 if they differ); `address.zip` re-derives city and state; a changed e-mail must be unused (409) (D-32). A card is all five fields or none (D-34). A rejected update changes nothing. Answers the read shape, never card data. A customer may update only their own record (another id is 404, D-11).',
         tags,
         body: UpdateCustomerBody,
         response: CustomerView,

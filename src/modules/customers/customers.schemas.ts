@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { Key, Line, LINE_PATTERN, PathKey, Text, UNTRIMMED_TEXT_BOUND } from '../../platform/schemas.js'
+import { Key, LINE_PATTERN, Line, PathKey, Text, UNTRIMMED_TEXT_BOUND } from '../../platform/schemas.js'
 import { ZIP_PATTERN } from './zip-codes.js'
 
 /** One line of text up to `maxLength` characters, without control characters (the text rule, schemas.ts). */
@@ -9,7 +9,9 @@ export const SingleLine = Line
  * An e-mail address as sent; trimmed, lower-cased and checked by the service (D-31). Tabs and line
  * breaks around it are trimmed like spaces, so the schema lets them through (free text).
  */
-export function Email(description = 'Trimmed and lower-cased; ASCII, at most 254 characters, local part at most 64, its dots each between two other characters (RFC 5321 dot-string), domain host names with at least one dot (D-31).') {
+export function Email(
+  description = 'Trimmed and lower-cased; ASCII, at most 254 characters, local part at most 64, its dots each between two other characters (RFC 5321 dot-string), domain host names with at least one dot (D-31).'
+) {
   // The 254 apply to the trimmed address (checked by the service).
   return Text(UNTRIMMED_TEXT_BOUND, { description })
 }
@@ -20,7 +22,10 @@ export function Email(description = 'Trimmed and lower-cased; ASCII, at most 254
  */
 export function NewPassword(description = '8 to 128 characters, no control characters.') {
   // Passwords are compared in Unicode NFKC (common/crypto.ts), whatever form a keyboard sends.
-  return Line(128, { minLength: 8, description: `${description} Counted and compared in Unicode NFKC: the same visible password matches in any normalisation form.` })
+  return Line(128, {
+    minLength: 8,
+    description: `${description} Counted and compared in Unicode NFKC: the same visible password matches in any normalisation form.`
+  })
 }
 
 export const CreateCustomerBody = Type.Object({
@@ -31,7 +36,9 @@ export const CreateCustomerBody = Type.Object({
     description: 'Five digits or ZIP+4; `city` and `state` come from a bundled US ZIP code database (D-31).'
   }),
   password: Type.Optional(
-    NewPassword('Optional: lets the customer sign in and use their e-mail and password as Basic credentials (D-10, D-31). 8 to 128 characters.')
+    NewPassword(
+      'Optional: lets the customer sign in and use their e-mail and password as Basic credentials (D-10, D-31). 8 to 128 characters.'
+    )
   )
 })
 export type CreateCustomerBody = Static<typeof CreateCustomerBody>
@@ -52,7 +59,13 @@ const Preference = (description: string) => Text(1000, { description })
 
 const CardText = (maxLength: number, description: string) => Line(maxLength, { description })
 const CardDigits = (description: string) =>
-  Type.Unsafe<number | string>({ type: ['number', 'string'], maxLength: 40, pattern: LINE_PATTERN, 'x-error': 'must be a number or digit text', description })
+  Type.Unsafe<number | string>({
+    type: ['number', 'string'],
+    maxLength: 40,
+    pattern: LINE_PATTERN,
+    'x-error': 'must be a number or digit text',
+    description
+  })
 
 /** Spec "Credit card": input only, never in a response (D-34). Each field is checked by the card rules. */
 const CreditCard = Type.Object(
@@ -77,7 +90,8 @@ const CustomerChanges = Type.Object({
   // names every fault.
   customer_name: Type.Optional(
     SingleLine(UNTRIMMED_TEXT_BOUND, {
-      description: 'Full name of at most 100 characters (D-70, counted after trimming and joining runs of spaces), split at the first space: the first word is `first_name`, the rest `last_name`; empty clears both (D-32).'
+      description:
+        'Full name of at most 100 characters (D-70, counted after trimming and joining runs of spaces), split at the first space: the first word is `first_name`, the rest `last_name`; empty clears both (D-32).'
     })
   ),
   email: Type.Optional(Email('Trimmed and lower-cased; must not be used by another customer (409 `email_taken`, D-32).')),

@@ -6,10 +6,10 @@ import type { Database } from '../../db/database.js'
 import type { Caller, Writes } from '../../platform/idempotency.js'
 import type { Principal } from '../../platform/principal.js'
 import { problems } from '../../platform/problems.js'
-import { checkCard, sealCard, type SealedCard } from '../payments/card.js'
+import { checkCard, type SealedCard, sealCard } from '../payments/card.js'
 import { planChanges } from './customers.changes.js'
 import { emailOf, placeOf } from './customers.fields.js'
-import { customersRepository, type CustomersRepository, type CustomerUpdate } from './customers.repository.js'
+import { type CustomersRepository, type CustomerUpdate, customersRepository } from './customers.repository.js'
 import type { CreateCustomerBody, CustomerChanges, CustomerCreateView, CustomerView, UpdateCustomerBody } from './customers.schemas.js'
 import { toCustomerCreateView, toCustomerView } from './customers.views.js'
 import { cardNumberDigits } from './raw-number.js'
@@ -130,4 +130,3 @@ export class CustomersService {
     }
   }
 }
-

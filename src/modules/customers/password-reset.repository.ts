@@ -51,7 +51,10 @@ export function passwordResetRepository(db: Kysely<DB>) {
   )
 
   const setPassword = prepare<{ id: string; password_hash: string; now: number }, unknown>(db, (db, p) =>
-    db.updateTable('customers').set({ password_hash: p('password_hash'), updated_at: p('now') }).where('id', '=', p('id'))
+    db
+      .updateTable('customers')
+      .set({ password_hash: p('password_hash'), updated_at: p('now') })
+      .where('id', '=', p('id'))
   )
 
   return {

@@ -5,11 +5,11 @@ import { newSecret } from '../../common/ids.js'
 import type { Database } from '../../db/database.js'
 import type { Authenticator } from '../../platform/auth.js'
 import { problems } from '../../platform/problems.js'
-import { outboxWriter, type OutboxWriter } from '../notifications/outbox.repository.js'
+import { type OutboxWriter, outboxWriter } from '../notifications/outbox.repository.js'
 import type { MessageResponse, ResetConfirmBody, ResetRequestBody, StatusResponse } from './access.schemas.js'
 import { emailOf } from './customers.fields.js'
-import { customersRepository, type CustomersRepository } from './customers.repository.js'
-import { passwordResetRepository, type PasswordResetRepository } from './password-reset.repository.js'
+import { type CustomersRepository, customersRepository } from './customers.repository.js'
+import { type PasswordResetRepository, passwordResetRepository } from './password-reset.repository.js'
 
 /** D-36: the one answer to every reset request, whether the address is known or not. */
 export const RESET_REQUESTED_MESSAGE = 'If an account exists for that address, an e-mail with a password reset link has been sent.'
@@ -52,11 +52,24 @@ export class PasswordResetService {
         const now = this.clock.now()
         if ((await this.tokens.issuedSince(trx, customer.id, now - RESET_TOKEN_TTL_MS)) >= MAX_RESETS_PER_HOUR) return
         const token = newSecret()
-        await this.tokens.insert(trx, { token_hash: sha256Hex(token), customer_id: customer.id, created_at: now, expires_at: now + RESET_TOKEN_TTL_MS })
+        await this.tokens.insert(trx, {
+          token_hash: sha256Hex(token),
+          customer_id: customer.id,
+          created_at: now,
+          expires_at: now + RESET_TOKEN_TTL_MS
+        })
         const link = `${this.publicUrl}/reset-password?token=${encodeURIComponent(token)}`
         await this.outbox.enqueue(
           trx,
-          [{ channel: 'email', template: 'password_reset', orderId: null, customerId: customer.id, payload: { email, sealed_link: encrypt(this.dataKey, link) } }],
+          [
+            {
+              channel: 'email',
+              template: 'password_reset',
+              orderId: null,
+              customerId: customer.id,
+              payload: { email, sealed_link: encrypt(this.dataKey, link) }
+            }
+          ],
           now
         )
       })

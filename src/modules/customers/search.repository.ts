@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { NAME_PREFIX_MAX } from '../../db/migrations/0008_customer_name_prefixes.js'
-import { prepare, type Param, type PreparedQuery } from '../../db/prepared.js'
+import { type Param, type PreparedQuery, prepare } from '../../db/prepared.js'
 import type { QueryRunner } from '../../db/query-runner.js'
 import type { DB } from '../../db/schema.js'
 import type { PrefixRange } from './search.words.js'
@@ -96,11 +96,17 @@ export function searchRepository(db: Kysely<DB>) {
       const [first, second] = ranges
       if (second === undefined) {
         let query = oneWord.get(limit)
-        if (query === undefined) oneWord.set(limit, (query = oneWordQuery(db, limit)))
+        if (query === undefined) {
+          query = oneWordQuery(db, limit)
+          oneWord.set(limit, query)
+        }
         return query.rows(runner, { prefix0: keptPrefix(first), from0: first.from, to0: first.to })
       }
       let query = twoWords.get(limit)
-      if (query === undefined) twoWords.set(limit, (query = twoWordQuery(db, limit)))
+      if (query === undefined) {
+        query = twoWordQuery(db, limit)
+        twoWords.set(limit, query)
+      }
       return query.rows(runner, {
         prefix0: keptPrefix(first),
         from0: first.from,

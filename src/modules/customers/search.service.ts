@@ -2,7 +2,7 @@ import type { Static } from 'typebox'
 import { wholeNumber } from '../../common/numbers.js'
 import type { Database } from '../../db/database.js'
 import { invalidField } from '../../platform/problems.js'
-import { searchRepository, type SearchRepository } from './search.repository.js'
+import { type SearchRepository, searchRepository } from './search.repository.js'
 import type { SearchBody, SearchResponse } from './search.schemas.js'
 import { prefixRange, queryWords } from './search.words.js'
 

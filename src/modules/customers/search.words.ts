@@ -13,7 +13,13 @@ export interface PrefixRange {
  * two words match nobody.
  */
 export function queryWords(query: string): string[] {
-  const words = [...new Set(nameKey(query).split(/\s+/).filter((w) => w !== ''))]
+  const words = [
+    ...new Set(
+      nameKey(query)
+        .split(/\s+/)
+        .filter((w) => w !== '')
+    )
+  ]
   return words.filter((word) => !words.some((other) => other !== word && other.startsWith(word)))
 }
 

@@ -1,24 +1,21 @@
 import type { Logger } from 'pino'
-import { systemClock, type Clock } from '../../common/clock.js'
+import { type Clock, systemClock } from '../../common/clock.js'
 import type { Config } from '../../config.js'
 import type { Database } from '../../db/database.js'
 import type { ChannelSet } from './channels/channel.js'
 import { emailChannel } from './channels/email.channel.js'
 import { textChannel } from './channels/text.channel.js'
 import { trakChannel } from './channels/trak.channel.js'
-import { outboxCountersFor, type OutboxCounters } from './notifications.metrics.js'
+import { type OutboxCounters, outboxCountersFor } from './notifications.metrics.js'
 import { notificationsRepository } from './notifications.repository.js'
 import { outboxClaims } from './outbox.claims.js'
-import { Dispatcher, dispatcherOptions, type DispatcherOptions } from './outbox.dispatcher.js'
+import { Dispatcher, type DispatcherOptions, dispatcherOptions } from './outbox.dispatcher.js'
 
 export { registerOutboxMetrics } from './notifications.metrics.js'
 export { Dispatcher } from './outbox.dispatcher.js'
 
 /** The configuration the channels read (D-02): where e-mails, texts and webhooks go. */
-export type NotificationSettings = Pick<
-  Config,
-  'smtpUrl' | 'mailFrom' | 'smsWebhookUrl' | 'webhookUrl' | 'webhookSecret' | 'dataDir'
->
+export type NotificationSettings = Pick<Config, 'smtpUrl' | 'mailFrom' | 'smsWebhookUrl' | 'webhookUrl' | 'webhookSecret' | 'dataDir'>
 
 /** What `createDispatcher` needs; all but the settings, database, data key and logger have defaults. */
 export interface CreateDispatcherDeps {
@@ -36,7 +33,9 @@ export interface CreateDispatcherDeps {
 }
 
 /** The three channels configured from the settings (D-60). */
-export function createChannels(deps: Pick<CreateDispatcherDeps, 'settings' | 'database' | 'dataKey'> & { clock: Clock; timeoutMs: number; inFlightPerChannel: number }): ChannelSet {
+export function createChannels(
+  deps: Pick<CreateDispatcherDeps, 'settings' | 'database' | 'dataKey'> & { clock: Clock; timeoutMs: number; inFlightPerChannel: number }
+): ChannelSet {
   const repository = notificationsRepository(deps.database.db)
   return {
     email: emailChannel({
@@ -57,7 +56,10 @@ export function createChannels(deps: Pick<CreateDispatcherDeps, 'settings' | 'da
 export function createDispatcher(deps: CreateDispatcherDeps): Dispatcher {
   const clock = deps.clock ?? systemClock
   const options = dispatcherOptions(deps.options)
-  const channels = { ...createChannels({ ...deps, clock, timeoutMs: options.deliveryTimeoutMs, inFlightPerChannel: options.batchSize }), ...deps.channels }
+  const channels = {
+    ...createChannels({ ...deps, clock, timeoutMs: options.deliveryTimeoutMs, inFlightPerChannel: options.batchSize }),
+    ...deps.channels
+  }
   return new Dispatcher({
     database: deps.database,
     channels,

@@ -7,9 +7,9 @@ import { createLogger } from '../../platform/logger.js'
 import { loadCardKey } from '../payments/card-key.js'
 import { checkDataKey } from '../payments/data-key-check.js'
 import { createDispatcher } from './index.js'
-import { outboxOperations, type OutboxListRow } from './outbox.operations.js'
+import { type OutboxListRow, outboxOperations } from './outbox.operations.js'
 import type { OutboxStatus } from './outbox.table.js'
-import { startWorkerHttp, workerMetrics, type WorkerHttp } from './worker-http.js'
+import { startWorkerHttp, type WorkerHttp, workerMetrics } from './worker-http.js'
 
 /** Usage lines of the commands below, for cli.ts's help text. */
 export const NOTIFICATIONS_USAGE = `  worker                                      run the event dispatcher alone, until SIGTERM or SIGINT
@@ -99,7 +99,9 @@ export async function outboxCommand(config: Config, args: string[], usageError: 
     if (action === 'list') {
       const now = systemClock.now()
       const rows = await operations.list(status === undefined ? { limit } : { status, limit })
-      process.stdout.write('ID       EVENT_ID                     CHANNEL TEMPLATE       STATUS    FAILURES NEXT_ATTEMPT             LAST_ERROR\n')
+      process.stdout.write(
+        'ID       EVENT_ID                     CHANNEL TEMPLATE       STATUS    FAILURES NEXT_ATTEMPT             LAST_ERROR\n'
+      )
       for (const row of rows) process.stdout.write(`${listLine(row, now)}\n`)
       return
     }

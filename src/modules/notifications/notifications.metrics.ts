@@ -1,6 +1,6 @@
+import { Counter } from 'prom-client'
 import type { Database } from '../../db/database.js'
 import { prepare } from '../../db/prepared.js'
-import { Counter } from 'prom-client'
 import type { Metrics } from '../../platform/metrics.js'
 import { OUTBOX_CHANNELS as CHANNELS, type OutboxChannel, type OutboxStatus } from './outbox.table.js'
 

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
-import { prepare, type Param } from '../../db/prepared.js'
+import { type Param, prepare } from '../../db/prepared.js'
 import type { QueryRunner } from '../../db/query-runner.js'
 import type { DB } from '../../db/schema.js'
 import type { OutboxChannel, OutboxTemplate } from './outbox.table.js'
@@ -75,7 +75,20 @@ export function outboxClaims(db: Kysely<DB>, dialect: Dialect) {
         const candidates = deliverable(db, p).select('o.id').orderBy('o.id').limit(p('limit'))
         return dialect.supportsSkipLocked ? candidates.forUpdate('o').skipLocked() : candidates
       })
-      .returning(['id', 'event_id', 'channel', 'template', 'order_id', 'customer_id', 'history_id', 'payload', 'attempts', 'claimed_until', 'created_at', 'last_error'])
+      .returning([
+        'id',
+        'event_id',
+        'channel',
+        'template',
+        'order_id',
+        'customer_id',
+        'history_id',
+        'payload',
+        'attempts',
+        'claimed_until',
+        'created_at',
+        'last_error'
+      ])
   )
 
   type Held = { id: number; me: string; now: number }
@@ -118,7 +131,10 @@ export function outboxClaims(db: Kysely<DB>, dialect: Dialect) {
   )
 
   const scrub = prepare<{ id: number; payload: string }, unknown>(db, (db, p) =>
-    db.updateTable('outbox').set({ payload: p('payload') }).where('id', '=', p('id'))
+    db
+      .updateTable('outbox')
+      .set({ payload: p('payload') })
+      .where('id', '=', p('id'))
   )
 
   return {
@@ -127,7 +143,14 @@ export function outboxClaims(db: Kysely<DB>, dialect: Dialect) {
       (await due.first(reader, { now, ...skipParams(skipped) })) !== undefined,
 
     /** Leases up to `limit` deliverable rows of the channels not skipped to dispatcher `me` until `until`, lowest id first. */
-    claim: async (trx: Transaction<DB>, me: string, now: number, until: number, limit: number, skipped: SkippedChannels = []): Promise<ClaimedRow[]> => {
+    claim: async (
+      trx: Transaction<DB>,
+      me: string,
+      now: number,
+      until: number,
+      limit: number,
+      skipped: SkippedChannels = []
+    ): Promise<ClaimedRow[]> => {
       const rows = await claim.rows(trx, { me, now, until, limit, ...skipParams(skipped) })
       return rows.sort((a, b) => a.id - b.id)
     },

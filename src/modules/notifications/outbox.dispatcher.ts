@@ -4,12 +4,12 @@ import type { Logger } from 'pino'
 import { settlesWithin } from '../../common/async.js'
 import type { Clock } from '../../common/clock.js'
 import type { Database } from '../../db/database.js'
-import { failed, type ChannelSet, type DeliveryResult, type OutboxDelivery } from './channels/channel.js'
+import { type ChannelSet, type DeliveryResult, failed, type OutboxDelivery } from './channels/channel.js'
 import { describeError } from './channels/errors.js'
 import { retryAfter } from './channels/http.js'
 import type { OutboxCounters } from './notifications.metrics.js'
-import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './outbox.backoff.js'
-import { outboxClaims, type ClaimedRow, type OutboxClaims, type SkippedChannels } from './outbox.claims.js'
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from './outbox.backoff.js'
+import { type ClaimedRow, type OutboxClaims, outboxClaims, type SkippedChannels } from './outbox.claims.js'
 import { OUTBOX_CHANNELS as CHANNELS, type OutboxChannel } from './outbox.table.js'
 
 /** How a dispatcher paces itself; every value can be made small for tests. */
@@ -117,7 +117,10 @@ export class Dispatcher {
     this.stopping = true
     this.wake?.()
     if (this.loop !== null) {
-      const drained = await settlesWithin(this.loop.then(() => this.drained()), options.drainMs ?? 10_000)
+      const drained = await settlesWithin(
+        this.loop.then(() => this.drained()),
+        options.drainMs ?? 10_000
+      )
       if (!drained) this.log.warn('stopped before the deliveries in flight finished; their leases will run out')
     }
     await Promise.all(Object.values(this.deps.channels).map((channel) => channel.close?.().catch(() => {})))
@@ -287,9 +290,15 @@ export class Dispatcher {
         counters.failed(row.channel)
         if (dead) {
           counters.dead(row.channel)
-          this.log.error({ ...context, attempts, error: result.error }, 'outbox message is dead; `service-ordering outbox retry` sends it again')
+          this.log.error(
+            { ...context, attempts, error: result.error },
+            'outbox message is dead; `service-ordering outbox retry` sends it again'
+          )
         } else {
-          this.log.warn({ ...context, attempts, next_attempt_at: new Date(next).toISOString(), error: result.error }, 'outbox delivery failed; will retry')
+          this.log.warn(
+            { ...context, attempts, next_attempt_at: new Date(next).toISOString(), error: result.error },
+            'outbox delivery failed; will retry'
+          )
         }
       }
     }

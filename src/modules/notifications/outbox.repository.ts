@@ -1,6 +1,6 @@
 import type { Expression, Kysely, Transaction } from 'kysely'
 import { newTimeOrderedId } from '../../common/ids.js'
-import { prepare, type Param, type PreparedQuery } from '../../db/prepared.js'
+import { type Param, type PreparedQuery, prepare } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
 import type { OutboxChannel, OutboxTemplate } from './outbox.table.js'
 
@@ -41,7 +41,11 @@ export type OutboxRowParams = Record<string, string | number | null>
  * delivery order), their values the parameters `outboxRowParams` fills in. Shared by the writer
  * below and by statements that write a change and its messages at once (orders/step-entry.ts).
  */
-export function outboxRows(count: number, p: Param<OutboxRowParams>, historyId: Expression<number | null> | number | null = p('history_id') as number | null) {
+export function outboxRows(
+  count: number,
+  p: Param<OutboxRowParams>,
+  historyId: Expression<number | null> | number | null = p('history_id') as number | null
+) {
   return Array.from({ length: count }, (_, i) => ({
     event_id: p(`event_id${i}`) as string,
     channel: p(`channel${i}`) as OutboxChannel,

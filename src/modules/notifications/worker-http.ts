@@ -1,5 +1,5 @@
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from '../../config.js'
 import type { Database } from '../../db/database.js'
@@ -31,7 +31,13 @@ export function workerMetrics(database: Database): Metrics {
  * its delivery, failure and dead-letter counters exist only in its memory, so each worker is
  * scraped on its own, as each API process is. No /v1 routes and no credentials.
  */
-export async function startWorkerHttp(config: Config, port: number, database: Database, metrics: Metrics, logger: Logger): Promise<WorkerHttp> {
+export async function startWorkerHttp(
+  config: Config,
+  port: number,
+  database: Database,
+  metrics: Metrics,
+  logger: Logger
+): Promise<WorkerHttp> {
   const app: App = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // D-73 holds here too: every answer carries X-Request-Id and leaves one log line and metric sample.

@@ -1,8 +1,8 @@
+import { type Kysely, sql } from 'kysely'
 import type { Static } from 'typebox'
-import { sql, type Kysely } from 'kysely'
 import type { TimeFormatter } from '../../common/time-format.js'
 import type { Database } from '../../db/database.js'
-import { prepare, type PreparedQuery } from '../../db/prepared.js'
+import { type PreparedQuery, prepare } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
 import type { Principal } from '../../platform/principal.js'
 import { invalidField } from '../../platform/problems.js'
@@ -10,7 +10,7 @@ import { serviceNameKey } from '../catalogue/names.js'
 import { wholeInRange } from './order-rules.js'
 import { fullViewSelect } from './orders.repository.js'
 import type { ListBody, ListResponse } from './orders.schemas.js'
-import { toTransactionView, type FullViewRow } from './orders.views.js'
+import { type FullViewRow, toTransactionView } from './orders.views.js'
 
 interface Filters {
   customerId?: string

@@ -1,9 +1,9 @@
-import { sql, type Compilable, type ExpressionBuilder, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely'
+import { type Compilable, type ExpressionBuilder, type Kysely, type QueryCreator, type SelectQueryBuilder, sql } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare, type QueryTarget } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
-import type { FullViewRow, HistoryRow } from './orders.views.js'
 import type { Actor, HistoryType, OrderStatus } from './orders.table.js'
+import type { FullViewRow, HistoryRow } from './orders.views.js'
 
 /** An order as the write use cases see it, with its step and service, locked for the transaction. */
 export interface LockedOrder {
@@ -127,7 +127,18 @@ export function historyInsert(db: QueryCreator<DB>, p: ParamsOf<HistoryParams>) 
 
 /** The counters of a move: one more order at step `to`, one fewer at the other step updated (D-44). */
 function countMoveSet(to: unknown) {
-  return (eb: ExpressionBuilder<DB, 'service_steps'>) => ({ order_count: eb('order_count', '+', eb.case().when('id', '=', to as number).then(1).else(-1).end()) })
+  return (eb: ExpressionBuilder<DB, 'service_steps'>) => ({
+    order_count: eb(
+      'order_count',
+      '+',
+      eb
+        .case()
+        .when('id', '=', to as number)
+        .then(1)
+        .else(-1)
+        .end()
+    )
+  })
 }
 
 /**
@@ -180,12 +191,18 @@ function serviceStartSelect(db: Kysely<DB>, p: ParamsOf<{ key: string }>, locks:
   if (locks) return service.forShare(['s']) as unknown as typeof service
   return service
     .innerJoin('service_steps as st', (join) => join.onRef('st.service_id', '=', 's.id').on('st.position', '=', 1))
-    .select(['st.id as step_id', 'st.position as step_position', 'st.description as step_description', 'st.events as step_events']) as unknown as typeof service
+    .select([
+      'st.id as step_id',
+      'st.position as step_position',
+      'st.description as step_description',
+      'st.events as step_events'
+    ]) as unknown as typeof service
 }
 
 type FullViewQuery = SelectQueryBuilder<DB, 'orders' | 'services' | 'service_steps', FullViewRow>
 
 // Loosely typed: the callers cast the joined query to the shape they select from.
+// biome-ignore lint/suspicious/noExplicitAny: a join helper over any of the orders' queries
 type AnyQuery = SelectQueryBuilder<any, any, any>
 
 /**
@@ -194,7 +211,13 @@ type AnyQuery = SelectQueryBuilder<any, any, any>
  * against catalogue tables this small get hash joins that scan and hash the whole table on every
  * read of one order (see `fullViewSelect`).
  */
-function joinByKey(query: AnyQuery, table: 'services' | 'service_steps' | 'items', alias: string, idRef: string, columns: readonly string[]): AnyQuery {
+function joinByKey(
+  query: AnyQuery,
+  table: 'services' | 'service_steps' | 'items',
+  alias: string,
+  idRef: string,
+  columns: readonly string[]
+): AnyQuery {
   return query.innerJoinLateral(
     (eb) =>
       eb
@@ -226,21 +249,35 @@ export function fullViewSelect(db: Kysely<DB>, dialect: Dialect): FullViewQuery 
     .where('l.order_id', '=', sql.ref<number>('orders.id'))
     .select(
       dialect
-        .jsonArrayRows([sql.ref('l.id'), sql.ref('l.item_id'), sql.ref('l.quantity'), sql.ref('l.unit_price_cents'), sql.ref('i.title'), sql.ref('i.image_url')], sql.ref('l.id'))
+        .jsonArrayRows(
+          [
+            sql.ref('l.id'),
+            sql.ref('l.item_id'),
+            sql.ref('l.quantity'),
+            sql.ref('l.unit_price_cents'),
+            sql.ref('i.title'),
+            sql.ref('i.image_url')
+          ],
+          sql.ref('l.id')
+        )
         .as('receipt_lines')
     )
   const orders = db.selectFrom('orders')
-  const joined = (
-    byKey
-      ? joinByKey(
-          joinByKey(orders, 'services', 'services', 'orders.service_id', ['id', 'public_id', 'name', 'step_count']),
-          'service_steps',
-          'service_steps',
-          'orders.step_id',
-          ['id', 'position', 'description', 'button_title', 'events']
-        )
-      : orders.innerJoin('services', 'services.id', 'orders.service_id').innerJoin('service_steps', 'service_steps.id', 'orders.step_id')
-  ) as unknown as SelectQueryBuilder<DB, 'orders' | 'services' | 'service_steps', object>
+  const joined = (byKey
+    ? joinByKey(
+        joinByKey(orders, 'services', 'services', 'orders.service_id', ['id', 'public_id', 'name', 'step_count']),
+        'service_steps',
+        'service_steps',
+        'orders.step_id',
+        ['id', 'position', 'description', 'button_title', 'events']
+      )
+    : orders
+        .innerJoin('services', 'services.id', 'orders.service_id')
+        .innerJoin('service_steps', 'service_steps.id', 'orders.step_id')) as unknown as SelectQueryBuilder<
+    DB,
+    'orders' | 'services' | 'service_steps',
+    object
+  >
   return joined.select([
     'orders.id',
     'orders.public_id',
@@ -264,11 +301,18 @@ export function fullViewSelect(db: Kysely<DB>, dialect: Dialect): FullViewQuery 
 /** The order joined with its step and service (`LockedOrder`), by public id; looked up by key on PostgreSQL (`joinByKey`). */
 function lockedSelect(db: Kysely<DB>, dialect: Dialect, p: ParamsOf<{ publicId: string }>) {
   const orders = db.selectFrom('orders as o')
-  const joined = (
-    dialect.name === 'postgres'
-      ? joinByKey(joinByKey(orders, 'service_steps', 'st', 'o.step_id', ['position', 'description']), 'services', 's', 'o.service_id', ['step_count', 'name'])
-      : orders.innerJoin('service_steps as st', 'st.id', 'o.step_id').innerJoin('services as s', 's.id', 'o.service_id')
-  ) as unknown as SelectQueryBuilder<DB & { o: DB['orders']; st: DB['service_steps']; s: DB['services'] }, 'o' | 'st' | 's', object>
+  const joined = (dialect.name === 'postgres'
+    ? joinByKey(joinByKey(orders, 'service_steps', 'st', 'o.step_id', ['position', 'description']), 'services', 's', 'o.service_id', [
+        'step_count',
+        'name'
+      ])
+    : orders
+        .innerJoin('service_steps as st', 'st.id', 'o.step_id')
+        .innerJoin('services as s', 's.id', 'o.service_id')) as unknown as SelectQueryBuilder<
+    DB & { o: DB['orders']; st: DB['service_steps']; s: DB['services'] },
+    'o' | 'st' | 's',
+    object
+  >
   return joined
     .select([
       'o.id',
@@ -294,7 +338,9 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
   const locks = dialect.supportsRowLocks
 
   const q = {
-    fullView: prepare<{ publicId: string }, FullViewRow>(db, (db, p) => fullViewSelect(db, dialect).where('orders.public_id', '=', p('publicId'))),
+    fullView: prepare<{ publicId: string }, FullViewRow>(db, (db, p) =>
+      fullViewSelect(db, dialect).where('orders.public_id', '=', p('publicId'))
+    ),
 
     // The order joined with its step and service. On PostgreSQL it is read only after the rows are
     // locked (below): a lock taken in a join with the step would re-check a concurrently moved
@@ -337,7 +383,9 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
               (join) => join.onTrue()
             )
           : fullViewSelect(db, dialect).leftJoin('service_steps as nx', (join) =>
-              join.onRef('nx.service_id', '=', 'orders.service_id').on('nx.position', '=', sql<number>`${sql.ref('service_steps.position')} + 1`)
+              join
+                .onRef('nx.service_id', '=', 'orders.service_id')
+                .on('nx.position', '=', sql<number>`${sql.ref('service_steps.position')} + 1`)
             )
         )
           .select([
@@ -399,7 +447,9 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
         .where('position', '=', p('position'))
     ),
 
-    customerExists: prepare<{ id: string }, { id: string }>(db, (db, p) => db.selectFrom('customers').select('id').where('id', '=', p('id'))),
+    customerExists: prepare<{ id: string }, { id: string }>(db, (db, p) =>
+      db.selectFrom('customers').select('id').where('id', '=', p('id'))
+    ),
 
     // A random code that is taken yields no row and is drawn again (D-50).
     insert: prepare<NewOrderParams, { id: number }>(db, (db, p) =>
@@ -428,7 +478,12 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
     // its order at the new step (such a check) before it moves the counters, and two concurrent
     // switches each waited for the other's check (a deadlock).
     countMove: prepare<{ from: number; to: number }, unknown>(db, (db, p) =>
-      locks ? countMoveLocked(db, p('from'), p('to')) : db.updateTable('service_steps').set(countMoveSet(p('to'))).where('id', 'in', [p('from'), p('to')])
+      locks
+        ? countMoveLocked(db, p('from'), p('to'))
+        : db
+            .updateTable('service_steps')
+            .set(countMoveSet(p('to')))
+            .where('id', 'in', [p('from'), p('to')])
     ),
 
     history: prepare<HistoryParams, unknown>(db, (db, p) => historyInsert(db, p)),
@@ -455,7 +510,10 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
   const withFirstStep = async (trx: Kysely<DB>, row: ServiceStartRow): Promise<ServiceStart> => {
     const head = { service_id: row.service_id, service_name: row.service_name, step_count: row.step_count }
     if (row.step_id !== undefined) {
-      return { ...head, step: { id: row.step_id, position: row.step_position!, description: row.step_description!, events: row.step_events! } }
+      return {
+        ...head,
+        step: { id: row.step_id, position: row.step_position!, description: row.step_description!, events: row.step_events! }
+      }
     }
     const step = await q.stepAt.first(trx, { serviceId: row.service_id, position: 1 })
     if (step === undefined) throw new Error(`service ${row.service_id} has no step 1`)
@@ -547,7 +605,8 @@ export function ordersRepository(db: Kysely<DB>, dialect: Dialect) {
 
     addHistory: (trx: Kysely<DB>, entry: Parameters<typeof q.history.run>[1]) => q.history.run(trx, entry),
     /** Adds a history entry and answers its id. */
-    addHistoryWithId: async (trx: Kysely<DB>, entry: HistoryParams): Promise<number> => Number((await q.historyWithId.first(trx, entry))!.id),
+    addHistoryWithId: async (trx: Kysely<DB>, entry: HistoryParams): Promise<number> =>
+      Number((await q.historyWithId.first(trx, entry))!.id),
     historyOf: (target: QueryTarget, publicId: string) => q.historyOf.rows(target, { publicId })
   }
 }

@@ -97,7 +97,7 @@ export function orderRoutes(app: App, orders: OrdersService, list: OrdersList): 
         id: 'getTransactionHistory',
         summary: 'Transaction history',
         description:
-          'What happened to the transaction, oldest first (D-56). A `tracked` entry (a step\'s `trak` event, actor `system`) is written when the event is delivered, dated when its step was entered, and listed right after the entry of that step.',
+          "What happened to the transaction, oldest first (D-56). A `tracked` entry (a step's `trak` event, actor `system`) is written when the event is delivered, dated when its step was entered, and listed right after the entry of that step.",
         tags,
         params: TransactionParams,
         response: HistoryResponse,
@@ -117,7 +117,7 @@ export function moveRoutes(app: App, orders: OrdersService): void {
         id: 'moveTransaction',
         summary: 'Move transaction',
         description:
-          'Moves an open transaction one step forward and emits the new step\'s events; at the last step it closes instead and stays there (D-55). `customer_id` must be the owner (else 404). An optional `position_number` is the step the caller believes the transaction is at: if it is not, 409 `position_changed` and nothing changes. A closed transaction is 409 `transaction_closed`. Send an `Idempotency-Key` so a retry never advances twice.',
+          "Moves an open transaction one step forward and emits the new step's events; at the last step it closes instead and stays there (D-55). `customer_id` must be the owner (else 404). An optional `position_number` is the step the caller believes the transaction is at: if it is not, 409 `position_changed` and nothing changes. A closed transaction is 409 `transaction_closed`. Send an `Idempotency-Key` so a retry never advances twice.",
         tags,
         body: MoveBody,
         response: TransactionView,

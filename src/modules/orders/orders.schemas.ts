@@ -37,11 +37,15 @@ export const CreateTransactionResponse = Type.Object({
 
 export const UpdateTransactionBody = Type.Object({
   transaction_id: Identifier('transaction_not_found'),
-  service_name: Type.Optional(ServiceKey('Moves the transaction to step 1 of this service (D-53); trimmed and matched ignoring case (D-40).')),
+  service_name: Type.Optional(
+    ServiceKey('Moves the transaction to step 1 of this service (D-53); trimmed and matched ignoring case (D-40).')
+  ),
   pickup_timestamp: Type.Optional(Timestamp('Unix time in whole seconds.')),
   delivery_timestamp: Type.Optional(Timestamp('Unix time in whole seconds; not before pickup.')),
   note: Type.Optional(Note),
-  notes: Type.Optional(Text(1000, { description: 'Accepted as another name for `note`, the name create takes (400 if both are sent and differ).' })),
+  notes: Type.Optional(
+    Text(1000, { description: 'Accepted as another name for `note`, the name create takes (400 if both are sent and differ).' })
+  ),
   status: Type.Optional(Status)
 })
 export type UpdateTransactionBody = Static<typeof UpdateTransactionBody>

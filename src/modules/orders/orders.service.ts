@@ -1,5 +1,5 @@
-import type { Static } from 'typebox'
 import type { Transaction } from 'kysely'
+import type { Static } from 'typebox'
 import type { Clock } from '../../common/clock.js'
 import { newId } from '../../common/ids.js'
 import type { TimeFormatter } from '../../common/time-format.js'
@@ -11,6 +11,7 @@ import { invalidField, problems } from '../../platform/problems.js'
 import { serviceKeyOf, serviceNameKey } from '../catalogue/names.js'
 import { outboxWriter } from '../notifications/outbox.repository.js'
 import { assertVisible, checkDeliveryAfterPickup, timestampOf, wholeInRange } from './order-rules.js'
+import { type LockedOrder, type OrdersRepository, ordersRepository } from './orders.repository.js'
 import type {
   CreateTransactionBody,
   CreateTransactionResponse,
@@ -20,9 +21,8 @@ import type {
   UpdateTransactionBody,
   UpdateTransactionResponse
 } from './orders.schemas.js'
-import { ordersRepository, type LockedOrder, type OrdersRepository } from './orders.repository.js'
-import { stepEntryWriter, type StepEntryWriter } from './step-entry.js'
 import { toCreateView, toHistoryView, toTransactionView, toUpdateView } from './orders.views.js'
+import { type StepEntryWriter, stepEntryWriter } from './step-entry.js'
 
 type View = Static<typeof TransactionView>
 
@@ -134,7 +134,14 @@ export class OrdersService {
           .execute()
       }
       if (changed.length > 0) {
-        await this.orders.addHistory(trx, { orderId: order.id, at: now, type: 'updated', position: at.position, description: `Changed ${changed.join(', ')}`, actor })
+        await this.orders.addHistory(trx, {
+          orderId: order.id,
+          at: now,
+          type: 'updated',
+          position: at.position,
+          description: `Changed ${changed.join(', ')}`,
+          actor
+        })
       }
       if (status !== order.status) {
         await this.orders.addHistory(trx, {
@@ -195,7 +202,14 @@ export class OrdersService {
       const actor = actorOf(caller.principal)
       if (order.position >= order.step_count) {
         await this.orders.setStep(trx, order.id, order.step_id, 'closed', now)
-        await this.orders.addHistory(trx, { orderId: order.id, at: now, type: 'closed', position: order.position, description: order.description, actor })
+        await this.orders.addHistory(trx, {
+          orderId: order.id,
+          at: now,
+          type: 'closed',
+          position: order.position,
+          description: order.description,
+          actor
+        })
         // The receipt is not changed by a move and the order is locked: the view read above is
         // the order now, but for its status.
         return toTransactionView({ ...order, status: 'closed' }, this.time)

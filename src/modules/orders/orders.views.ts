@@ -31,9 +31,7 @@ export interface FullViewRow {
 
 type Line = Static<typeof TransactionView>['receipt'][number]
 
-const EMPTY_RECEIPT: readonly Line[] = [
-  { receipt_id: null, item_id: null, title: null, image_url: null, price: '0.00', quantity: null }
-]
+const EMPTY_RECEIPT: readonly Line[] = [{ receipt_id: null, item_id: null, title: null, image_url: null, price: '0.00', quantity: null }]
 
 /** The receipt lines of a full-view row, by line id. */
 export function receiptLinesOf(order: FullViewRow): ReceiptLineTuple[] {
@@ -45,7 +43,11 @@ export function receiptLinesOf(order: FullViewRow): ReceiptLineTuple[] {
  * formatted only here (D-54), dates in TIME_ZONE (D-51). `lines` are the row's receipt lines, or
  * what a receipt change made of them (receipts.service.ts).
  */
-export function toTransactionView(order: FullViewRow, time: TimeFormatter, lines: readonly ReceiptLineTuple[] = receiptLinesOf(order)): Static<typeof TransactionView> {
+export function toTransactionView(
+  order: FullViewRow,
+  time: TimeFormatter,
+  lines: readonly ReceiptLineTuple[] = receiptLinesOf(order)
+): Static<typeof TransactionView> {
   const receipt: Line[] = new Array(lines.length)
   let totalCents = 0
   for (let i = 0; i < lines.length; i++) {

@@ -2,7 +2,7 @@ import type { Kysely, QueryCreator } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
 import { prepare } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
-import { historyInsert, type HistoryParams, type ParamsOf } from './orders.repository.js'
+import { type HistoryParams, historyInsert, type ParamsOf } from './orders.repository.js'
 
 type AddParams = { orderId: number; itemId: number; unitPrice: number; quantity: number; now: number }
 /** The line an add wrote: its id (a repeat's is the existing line's) and its quantity now. */
@@ -19,7 +19,11 @@ function addLine(db: QueryCreator<DB>, p: ParamsOf<AddParams>) {
       quantity: p('quantity') as number,
       created_at: p('now') as number
     })
-    .onConflict((oc) => oc.columns(['order_id', 'item_id']).doUpdateSet((eb) => ({ quantity: eb('receipt_lines.quantity', '+', eb.ref('excluded.quantity')) })))
+    .onConflict((oc) =>
+      oc
+        .columns(['order_id', 'item_id'])
+        .doUpdateSet((eb) => ({ quantity: eb('receipt_lines.quantity', '+', eb.ref('excluded.quantity')) }))
+    )
     .returning(['id', 'quantity'])
 }
 

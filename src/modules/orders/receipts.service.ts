@@ -6,10 +6,10 @@ import type { Caller, Writes } from '../../platform/idempotency.js'
 import { actorOf } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { assertVisible, parseItemId, wholeInRange } from './order-rules.js'
+import { type OrdersRepository, ordersRepository } from './orders.repository.js'
 import type { AddToReceiptBody, RemoveFromReceiptBody, TransactionView } from './orders.schemas.js'
-import { ordersRepository, type OrdersRepository } from './orders.repository.js'
 import { receiptLinesOf, toTransactionView } from './orders.views.js'
-import { receiptsRepository, type ReceiptsRepository } from './receipts.repository.js'
+import { type ReceiptsRepository, receiptsRepository } from './receipts.repository.js'
 
 // Keeps a line's amount far inside safe integers: 10,000,000 cents × 99,999.
 const MAX_LINE_QUANTITY = 99_999
@@ -59,7 +59,8 @@ export class ReceiptsService {
           actor: actorOf(caller.principal)
         }
       )
-      if (line.quantity > MAX_LINE_QUANTITY) throw invalidField('/quantity', `would make the line's quantity more than ${MAX_LINE_QUANTITY}`)
+      if (line.quantity > MAX_LINE_QUANTITY)
+        throw invalidField('/quantity', `would make the line's quantity more than ${MAX_LINE_QUANTITY}`)
       const lines = receiptLinesOf(order)
       const index = lines.findIndex(([lineId]) => lineId === line.id)
       // A repeat keeps its line's unit price; a new line has the highest id yet, so it comes last.

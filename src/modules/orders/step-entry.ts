@@ -1,20 +1,26 @@
-import { sql, type Compilable, type Expression, type Kysely, type QueryCreator, type Transaction } from 'kysely'
+import { type Compilable, type Expression, type Kysely, type QueryCreator, sql, type Transaction } from 'kysely'
 import type { Dialect } from '../../db/dialect.js'
-import { prepare, type Param, type PreparedQuery } from '../../db/prepared.js'
+import { type Param, type PreparedQuery, prepare } from '../../db/prepared.js'
 import type { DB } from '../../db/schema.js'
 import { RetryUseCase } from '../../db/unit-of-work.js'
 import { decodeEvents } from '../catalogue/events.js'
-import { outboxRowParams, outboxRows, type OutboxMessage, type OutboxRowParams, type OutboxWriter } from '../notifications/outbox.repository.js'
+import {
+  type OutboxMessage,
+  type OutboxRowParams,
+  type OutboxWriter,
+  outboxRowParams,
+  outboxRows
+} from '../notifications/outbox.repository.js'
 import {
   countInUpdate,
   countMoveLocked,
-  historyInsert,
-  orderInsert,
-  setStepUpdate,
   type HistoryParams,
+  historyInsert,
   type NewOrderParams,
   type OrdersRepository,
-  type StepTarget
+  orderInsert,
+  type StepTarget,
+  setStepUpdate
 } from './orders.repository.js'
 import type { Actor, HistoryType } from './orders.table.js'
 
@@ -67,7 +73,10 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
     statementFor(`entry:${setsStep}:${countsMove}:${messages}`, (db, p) => {
       // The CTEs' names are never referenced: only their writes matter, so the type may forget them.
       let start = (setsStep ? db.with('entered', (db) => setStepUpdate(db, p).returning('id')) : db) as unknown as QueryCreator<DB>
-      if (countsMove) start = start.with('moved', (db) => countMoveLocked(db, p('countFrom'), p('stepId')).returning('service_steps.id')) as unknown as QueryCreator<DB>
+      if (countsMove)
+        start = start.with('moved', (db) =>
+          countMoveLocked(db, p('countFrom'), p('stepId')).returning('service_steps.id')
+        ) as unknown as QueryCreator<DB>
       return entryAndMessages(start, p, messages)
     })
 
@@ -79,7 +88,11 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
       const createdId = sql<number>`(select "id" from "created")`
       const q = ((name: string) => (name === 'orderId' || /^order_id\d+$/.test(name) ? createdId : p(name))) as Param<OutboxRowParams>
       const withOrder = db.with('created', (db) => orderInsert(db, p).returning('id')) as unknown as QueryCreator<DB>
-      return entryAndMessages(withOrder.with('counted', (db) => countInUpdate(db, p).returning('id')) as unknown as QueryCreator<DB>, q, messages)
+      return entryAndMessages(
+        withOrder.with('counted', (db) => countInUpdate(db, p).returning('id')) as unknown as QueryCreator<DB>,
+        q,
+        messages
+      )
     })
 
   const writer = {

@@ -15,7 +15,11 @@ export function dataKeyFingerprint(key: Buffer): string {
  */
 export async function checkDataKey(db: Kysely<DB>, key: Buffer): Promise<void> {
   const fingerprint = dataKeyFingerprint(key)
-  await db.insertInto('data_key').values({ id: 1, fingerprint }).onConflict((oc) => oc.column('id').doNothing()).execute()
+  await db
+    .insertInto('data_key')
+    .values({ id: 1, fingerprint })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute()
   const row = await db.selectFrom('data_key').select('fingerprint').where('id', '=', 1).executeTakeFirstOrThrow()
   if (row.fingerprint !== fingerprint) {
     throw new Error(

@@ -32,7 +32,10 @@ export const TrackingStatusResponse = Type.Object({
   history: Type.Array(
     Type.Object({
       at: Type.String({ description: 'ISO-8601 UTC.' }),
-      type: Type.String({ enum: HISTORY_TYPES.filter((type) => !type.startsWith('receipt_')), description: 'Receipt changes are not shown.' }),
+      type: Type.String({
+        enum: HISTORY_TYPES.filter((type) => !type.startsWith('receipt_')),
+        description: 'Receipt changes are not shown.'
+      }),
       position_number: Type.String(),
       description: Type.String()
     }),

@@ -7,8 +7,8 @@ import type { Caller, Writes } from '../../platform/idempotency.js'
 import type { Principal } from '../../platform/principal.js'
 import { Problem, problems } from '../../platform/problems.js'
 import { assertVisible } from '../orders/order-rules.js'
+import { type TrackedOrder, type TrackingRepository, trackingRepository } from './tracking.repository.js'
 import type { TrackingLinkResponse, TrackingStatusResponse } from './tracking.schemas.js'
-import { trackingRepository, type TrackedOrder, type TrackingRepository } from './tracking.repository.js'
 import { toTrackingStatusView } from './tracking.views.js'
 
 /** An unknown, replaced or malformed tracking token: 404, like a transaction that does not exist. */

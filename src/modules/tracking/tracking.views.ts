@@ -1,9 +1,12 @@
 import type { Static } from 'typebox'
-import type { TrackingStatusResponse } from './tracking.schemas.js'
 import type { TrackingHistoryRow, TrackingStatusRow } from './tracking.repository.js'
+import type { TrackingStatusResponse } from './tracking.schemas.js'
 
 /** The public status of a tracked order: where it is and its timeline, nothing else (issue 9). */
-export function toTrackingStatusView(order: TrackingStatusRow, history: readonly TrackingHistoryRow[]): Static<typeof TrackingStatusResponse> {
+export function toTrackingStatusView(
+  order: TrackingStatusRow,
+  history: readonly TrackingHistoryRow[]
+): Static<typeof TrackingStatusResponse> {
   return {
     service_name: order.service_name,
     position: { position_number: String(order.position), position_description: order.description },

@@ -27,7 +27,8 @@ export function webModule(context: AppContext, pages = new BuiltPages()) {
     return html === undefined ? sendProblem(reply, notBuilt()) : reply.headers(PAGE_HEADERS).send(html)
   }
   return async (app: App): Promise<void> => {
-    if (!pages.built) context.logger.warn({ root: pages.root }, 'the web console is not built; /console/ answers 404 until `npm run build:web` has run')
+    if (!pages.built)
+      context.logger.warn({ root: pages.root }, 'the web console is not built; /console/ answers 404 until `npm run build:web` has run')
 
     app.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 308))
 
@@ -39,7 +40,7 @@ export function webModule(context: AppContext, pages = new BuiltPages()) {
           operationId: 'consolePage',
           summary: 'Staff console',
           description:
-            'The web console for the shop staff (issue 9): sign in with a staff API key (kept in the tab\'s sessionStorage only), the board of open orders per service, orders with receipt, note and history, customers, and the catalogue. Static files; every call it makes is a /v1 operation with Basic credentials.',
+            "The web console for the shop staff (issue 9): sign in with a staff API key (kept in the tab's sessionStorage only), the board of open orders per service, orders with receipt, note and history, customers, and the catalogue. Static files; every call it makes is a /v1 operation with Basic credentials.",
           response: { 200: textAnswer('The console page.', 'text/html') }
         }
       },

@@ -2,13 +2,18 @@
 // against (web/src/shared/api-types.ts) are exactly what the server's TypeBox schemas answer.
 // A field renamed, retyped or added on either side fails the type-check here.
 import type { Static } from 'typebox'
-import type * as Web from '../../../web/src/shared/api-types.js'
 import type { ItemResponse, ItemsResponse } from '../../../src/modules/catalogue/items.schemas.js'
 import type { ServiceView, StatsResponse } from '../../../src/modules/catalogue/services.schemas.js'
 import type { CustomerCreateView, CustomerView } from '../../../src/modules/customers/customers.schemas.js'
 import type { SearchResponse } from '../../../src/modules/customers/search.schemas.js'
-import type { CreateTransactionResponse, HistoryResponse, ListResponse, TransactionView } from '../../../src/modules/orders/orders.schemas.js'
+import type {
+  CreateTransactionResponse,
+  HistoryResponse,
+  ListResponse,
+  TransactionView
+} from '../../../src/modules/orders/orders.schemas.js'
 import type { TrackingLinkResponse, TrackingStatusResponse } from '../../../src/modules/tracking/tracking.schemas.js'
+import type * as Web from '../../../web/src/shared/api-types.js'
 
 /** True when each type is assignable to the other. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false

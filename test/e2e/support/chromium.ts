@@ -27,8 +27,12 @@ export const CHROMIUM_ARGS = [
 export function ensureChromium(): { executable: string } | { skip: string } {
   if (fs.existsSync(CHROMIUM)) return { executable: CHROMIUM }
   const root = typeof process.getuid === 'function' && process.getuid() === 0
-  if (!root) return { skip: `${CHROMIUM} is absent and only root may install it: run \`apt-get install -y chromium\` (Debian), then the e2e tests again.` }
-  const apt = (args: string[]) => spawnSync('apt-get', args, { encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 })
+  if (!root)
+    return {
+      skip: `${CHROMIUM} is absent and only root may install it: run \`apt-get install -y chromium\` (Debian), then the e2e tests again.`
+    }
+  const apt = (args: string[]) =>
+    spawnSync('apt-get', args, { encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 })
   process.stdout.write(`e2e: ${CHROMIUM} is absent; installing Debian's chromium with apt-get (once per machine)...\n`)
   let install = apt(['install', '-y', '--no-install-recommends', 'chromium'])
   // A fresh machine may not have the package lists yet.
@@ -38,5 +42,7 @@ export function ensureChromium(): { executable: string } | { skip: string } {
   }
   if (install.status === 0 && fs.existsSync(CHROMIUM)) return { executable: CHROMIUM }
   const why = install.error?.message ?? install.stderr.trim().split('\n').slice(-3).join(' ')
-  return { skip: `${CHROMIUM} is absent and \`apt-get install -y chromium\` failed (${why}); install Debian's chromium to run the browser tests.` }
+  return {
+    skip: `${CHROMIUM} is absent and \`apt-get install -y chromium\` failed (${why}); install Debian's chromium to run the browser tests.`
+  }
 }

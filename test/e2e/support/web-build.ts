@@ -8,7 +8,11 @@ import { ROOT } from '../../helpers/processes.js'
  * builds under a lock and the others wait.
  */
 export function ensureWebBuild(): void {
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-web.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 })
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-web.mjs')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 300_000
+  })
   if (result.status !== 0) throw new Error(`npm run build:web failed (${result.status}):\n${result.stdout}\n${result.stderr}`)
   if (/not built/.test(result.stderr)) throw new Error(`the web console could not be built:\n${result.stderr}`)
 }

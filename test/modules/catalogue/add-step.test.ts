@@ -61,7 +61,10 @@ describeEachDialect('add step (spec Add step, D-41, D-42)', (t) => {
     assert.equal(ok(await t.post('/v1/service/add', { service_name: 'Carpet Care', description: 'A', position_number: 1 })).position, '1')
     assert.equal(ok(await t.post('/v1/service/add', { service_name: 'Carpet Care', description: 'C', position_number: '3' })).position, '3')
     assert.equal(ok(await t.post('/v1/service/add', { service_name: 'Carpet Care', description: 'D', position_number: 4 })).position, '4')
-    assert.equal(ok(await t.post('/v1/service/add', { service_name: 'Carpet Care', description: 'A0', position_number: '1' })).position, '1')
+    assert.equal(
+      ok(await t.post('/v1/service/add', { service_name: 'Carpet Care', description: 'A0', position_number: '1' })).position,
+      '1'
+    )
     assert.deepEqual(await descriptionsOf(t, 'Carpet Care'), ['A0', 'A', 'B', 'C', 'D'])
   })
 
@@ -97,11 +100,9 @@ describeEachDialect('add step (spec Add step, D-41, D-42)', (t) => {
     problem(await t.post('/v1/service/add', {}), 'validation_failed', ['/service_name', '/description'])
     problem(await t.post('/v1/service/add', { service_name: 'Steam Press' }), 'validation_failed', ['/description'])
     problem(await t.post('/v1/service/add', { service_name: 'Steam Press', description: 7 }), 'validation_failed', ['/description'])
-    problem(
-      await t.post('/v1/service/add', { service_name: 'Steam Press', description: 'd'.repeat(501) }),
-      'validation_failed',
-      ['/description']
-    )
+    problem(await t.post('/v1/service/add', { service_name: 'Steam Press', description: 'd'.repeat(501) }), 'validation_failed', [
+      '/description'
+    ])
     problem(
       await t.post('/v1/service/add', { service_name: 'Steam Press', description: 'X', events: ['trak', 'pager'] }),
       'validation_failed',

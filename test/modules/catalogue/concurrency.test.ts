@@ -31,14 +31,21 @@ describeEachDialect(
   (t) => {
     it('should leave positions 1..N with no gaps or duplicates after 20 parallel adds and 10 parallel removes', async () => {
       const initial = oneTo(10).map((i) => `Initial ${i}`)
-      await createService(t, 'Wash & Fold', initial.map((description) => ({ description })))
+      await createService(
+        t,
+        'Wash & Fold',
+        initial.map((description) => ({ description }))
+      )
       const adds = oneTo(20).map((i) => ({
         service_name: 'Wash & Fold',
         description: `Added ${i}`,
         // Half appended, half inserted near the front (always in range: the service never has fewer than 10 steps).
         ...(i % 2 === 0 ? { position_number: String((i % 5) + 1) } : {})
       }))
-      const removes = oneTo(10).map((i) => ({ service_name: 'Wash & Fold', ...(i % 2 === 0 ? { position_number: String((i % 4) + 1) } : { position: (i % 3) + 1 }) }))
+      const removes = oneTo(10).map((i) => ({
+        service_name: 'Wash & Fold',
+        ...(i % 2 === 0 ? { position_number: String((i % 4) + 1) } : { position: (i % 3) + 1 })
+      }))
       // Adds and removes interleaved, all in flight together: add, remove, add, add, remove, add, …
       const responses = await Promise.all(
         adds.flatMap((body, i) => {
@@ -68,7 +75,8 @@ describeEachDialect(
       // Orders at steps 1, 2 and 3 ("Step 1".."Step 3").
       const placed = await Promise.all(oneTo(3).map(() => createOrder(t, customer.id, 'Home Cleaning')))
       for (const [index, order] of placed.entries()) {
-        for (let m = 0; m < index; m++) ok(await t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: order.transaction_id }))
+        for (let m = 0; m < index; m++)
+          ok(await t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: order.transaction_id }))
       }
 
       const requests = [
@@ -102,7 +110,10 @@ describeEachDialect(
         entries.map((e) => e.description),
         descriptions
       )
-      assert.equal(entries.reduce((sum, e) => sum + (e.position_count as number), 0), 7)
+      assert.equal(
+        entries.reduce((sum, e) => sum + (e.position_count as number), 0),
+        7
+      )
       await assertCountersExact(t)
     })
 
@@ -118,7 +129,9 @@ describeEachDialect(
       const responses = await Promise.all([
         ...orders.map((o) => move(o.transaction_id)),
         ...orders.map((o) => move(o.transaction_id)),
-        ...oneTo(5).map((i) => t.post('/v1/service/add', { service_name: 'Dry Cleaning', description: `Extra ${i}`, position_number: '2' })),
+        ...oneTo(5).map((i) =>
+          t.post('/v1/service/add', { service_name: 'Dry Cleaning', description: `Extra ${i}`, position_number: '2' })
+        ),
         ...oneTo(3).map(() => t.post('/v1/service/remove', { service_name: 'Dry Cleaning', position_number: '2' }))
       ])
       let removed = 0

@@ -98,7 +98,9 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
   it('should answer 400 for the names . and .., which a path could not reach (clients resolve dot segments)', async () => {
     const before = await readStats(t)
     for (const name of ['.', '..', '  ..  ']) {
-      const body = problem(await t.post('/v1/service/create', { service_name: name, description: 'x' }), 'validation_failed', ['/service_name'])
+      const body = problem(await t.post('/v1/service/create', { service_name: name, description: 'x' }), 'validation_failed', [
+        '/service_name'
+      ])
       assert.deepEqual(body.errors, [{ field: '/service_name', message: 'must not be "." or ".."' }])
     }
     assert.deepEqual(await readStats(t), before)
@@ -135,14 +137,24 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
     const item = ok(await t.post('/v1/item/create', { service_name: padded, title: 'Padded', price: 100 }))
     assert.equal(item.title, 'Padded')
     const customer = await createCustomer(t)
-    const order = ok(await t.post('/v1/transaction/create', { customer_id: customer.id, service_name: padded, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }))
+    const order = ok(
+      await t.post('/v1/transaction/create', {
+        customer_id: customer.id,
+        service_name: padded,
+        pickup_timestamp: 1_793_344_500,
+        delivery_timestamp: 1_793_430_900
+      })
+    )
     assert.equal(order.service_name, 'p'.repeat(100))
     const tooLong = `  ${'p'.repeat(101)}  `
     for (const [path, body] of [
       ['/v1/service/add', { service_name: tooLong, description: 'x' }],
       ['/v1/service/remove', { service_name: tooLong, position_number: 1 }],
       ['/v1/item/create', { service_name: tooLong, title: 'x', price: 1 }],
-      ['/v1/transaction/create', { customer_id: customer.id, service_name: tooLong, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }],
+      [
+        '/v1/transaction/create',
+        { customer_id: customer.id, service_name: tooLong, pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }
+      ],
       ['/v1/transaction/update', { transaction_id: order.transaction_id, service_name: tooLong }]
     ] as const) {
       const answer = problem(await t.post(path, body), 'validation_failed')
@@ -153,7 +165,9 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
 
   it('should answer 400 for over-long description, button_title and image_title', async () => {
     const before = await readStats(t)
-    problem(await t.post('/v1/service/create', { service_name: 'Long A', description: 'd'.repeat(501) }), 'validation_failed', ['/description'])
+    problem(await t.post('/v1/service/create', { service_name: 'Long A', description: 'd'.repeat(501) }), 'validation_failed', [
+      '/description'
+    ])
     problem(
       await t.post('/v1/service/create', { service_name: 'Long B', description: 'd', button_title: 'b'.repeat(501) }),
       'validation_failed',
@@ -174,7 +188,9 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
       'validation_failed',
       ['/service_name', '/description', '/button_title', '/events', '/image_title']
     )
-    problem(await t.post('/v1/service/create', { service_name: 'Typed', description: 'd', events: [1] }), 'validation_failed', ['/events/0'])
+    problem(await t.post('/v1/service/create', { service_name: 'Typed', description: 'd', events: [1] }), 'validation_failed', [
+      '/events/0'
+    ])
     assert.deepEqual(await readStats(t), before)
   })
 
@@ -233,7 +249,10 @@ describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
     // Without the key the same request is a second create: the name exists.
     problem(await t.post('/v1/service/create', body), 'service_exists')
     problem(await t.post('/v1/service/create', { ...body, description: 'Other' }, { headers }), 'idempotency_key_reused')
-    problem(await t.post('/v1/service/create', { service_name: 'Another Laundry', description: 'x' }, { headers }), 'idempotency_key_reused')
+    problem(
+      await t.post('/v1/service/create', { service_name: 'Another Laundry', description: 'x' }, { headers }),
+      'idempotency_key_reused'
+    )
     assert.equal((await getStep(t, 'Another Laundry', 1)).statusCode, 404)
     assert.deepEqual(await readStats(t), stats)
   })

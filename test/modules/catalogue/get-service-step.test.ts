@@ -26,7 +26,12 @@ describeEachDialect('get service step (spec Get service step, D-40, D-43)', (t) 
       {
         service_id: washId,
         service_name: 'Wash & Fold',
-        position: { position_number: '1', position_description: 'Order received', button_title: 'Start washing', events: [{ event: 'email' }] },
+        position: {
+          position_number: '1',
+          position_description: 'Order received',
+          button_title: 'Start washing',
+          events: [{ event: 'email' }]
+        },
         progress_bar: { total_steps: 3, percentage: 33.33333333333333 }
       },
       {

@@ -47,7 +47,12 @@ export async function storedPositions(t: TestApp, name: string): Promise<{ posit
     .select(['id', 'step_count'])
     .where('name_key', '=', name.toLowerCase())
     .executeTakeFirstOrThrow()
-  const rows = await t.database.db.selectFrom('service_steps').select('position').where('service_id', '=', service.id).orderBy('position').execute()
+  const rows = await t.database.db
+    .selectFrom('service_steps')
+    .select('position')
+    .where('service_id', '=', service.id)
+    .orderBy('position')
+    .execute()
   return { positions: rows.map((r) => Number(r.position)), stepCount: Number(service.step_count) }
 }
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import { before, it } from 'node:test'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { openDatabase } from '../../../src/db/database.js'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createItem, createOrder, createService } from '../../helpers/factories.js'
-import { openDatabase } from '../../../src/db/database.js'
 
 describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
   let customerAuth = ''
@@ -22,16 +22,28 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
     // D-45 "answers with the item": exactly the spec's Item, no group or service (decisions.md, additive fields).
     assert.deepEqual(item, { item_id: item.item_id, title: 'Shirt', image_url: '', price: '250' })
     const groups = ok(await t.post('/v1/service/Wash%20%26%20Fold')).item_group
-    assert.deepEqual(groups.find((g: { item: Array<{ item_id: string }> }) => g.item.some((i) => i.item_id === item.item_id))?.group, 'General')
+    assert.deepEqual(
+      groups.find((g: { item: Array<{ item_id: string }> }) => g.item.some((i) => i.item_id === item.item_id))?.group,
+      'General'
+    )
   })
 
   it('should create an item with a group and image, price as digit text, the service found ignoring case', async () => {
     const item = ok(
-      await t.post('/v1/item/create', { service_name: 'wash & fold', title: ' Duvet ', price: '1999', image_url: 'duvet.png', group: ' Bedding ' })
+      await t.post('/v1/item/create', {
+        service_name: 'wash & fold',
+        title: ' Duvet ',
+        price: '1999',
+        image_url: 'duvet.png',
+        group: ' Bedding '
+      })
     )
     assert.deepEqual(item, { item_id: item.item_id, title: 'Duvet', image_url: 'duvet.png', price: '1999' })
     const groups = ok(await t.post('/v1/service/Wash%20%26%20Fold')).item_group
-    assert.deepEqual(groups.find((g: { item: Array<{ item_id: string }> }) => g.item.some((i) => i.item_id === item.item_id))?.group, 'Bedding')
+    assert.deepEqual(
+      groups.find((g: { item: Array<{ item_id: string }> }) => g.item.some((i) => i.item_id === item.item_id))?.group,
+      'Bedding'
+    )
   })
 
   it('should accept the price bounds 0 and 10000000', async () => {
@@ -41,8 +53,14 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
 
   it('should read digit text of up to 20 digits by its value, leading zeros and all (D-45)', async () => {
     ok(await t.post('/v1/service/create', { service_name: 'Padding', description: 'x' }))
-    assert.equal(ok(await t.post('/v1/item/create', { service_name: 'Padding', title: 'Padded', price: '00000000000000000001' })).price, '1')
-    assert.equal(ok(await t.post('/v1/item/create', { service_name: 'Padding', title: 'Padded Gown', price: '00000000000010000000' })).price, '10000000')
+    assert.equal(
+      ok(await t.post('/v1/item/create', { service_name: 'Padding', title: 'Padded', price: '00000000000000000001' })).price,
+      '1'
+    )
+    assert.equal(
+      ok(await t.post('/v1/item/create', { service_name: 'Padding', title: 'Padded Gown', price: '00000000000010000000' })).price,
+      '10000000'
+    )
     for (const price of ['000000000000000000001', '00000000000010000001', '99999999999999999999']) {
       problem(await t.post('/v1/item/create', { service_name: 'Padding', title: 'Too Long', price }), 'validation_failed', ['/price'])
     }
@@ -60,9 +78,15 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
     problem(await t.post('/v1/item/create', {}), 'validation_failed', ['/service_name', '/title', '/price'])
     problem(await t.post('/v1/item/create', { service_name: 'Dry Cleaning', title: '   ', price: 1 }), 'validation_failed', ['/title'])
     problem(await t.post('/v1/item/create', { service_name: 'Dry Cleaning', title: '', price: 1 }), 'validation_failed', ['/title'])
-    problem(await t.post('/v1/item/create', { service_name: 'Dry Cleaning', title: 'x'.repeat(501), price: 1 }), 'validation_failed', ['/title'])
-    problem(await t.post('/v1/item/create', { service_name: 'Dry Cleaning', title: 'T', price: 1, group: '  ' }), 'validation_failed', ['/group'])
-    problem(await t.post('/v1/item/create', { service_name: 'Dry Cleaning', title: 'T', price: 1, image_url: 5 }), 'validation_failed', ['/image_url'])
+    problem(await t.post('/v1/item/create', { service_name: 'Dry Cleaning', title: 'x'.repeat(501), price: 1 }), 'validation_failed', [
+      '/title'
+    ])
+    problem(await t.post('/v1/item/create', { service_name: 'Dry Cleaning', title: 'T', price: 1, group: '  ' }), 'validation_failed', [
+      '/group'
+    ])
+    problem(await t.post('/v1/item/create', { service_name: 'Dry Cleaning', title: 'T', price: 1, image_url: 5 }), 'validation_failed', [
+      '/image_url'
+    ])
     problem(await t.post('/v1/item/create', { service_name: 'No Such Service', title: 'T', price: 1 }), 'service_not_found')
   })
 
@@ -194,7 +218,9 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
       ]
     })
     const view = ok(await t.post(`/v1/transaction/${order.transaction_id}`))
-    assert.deepEqual(view.receipt, [{ receipt_id: view.receipt[0].receipt_id, item_id: towel, title: 'Towel', image_url: 'towel.png', price: '3.00', quantity: '1' }])
+    assert.deepEqual(view.receipt, [
+      { receipt_id: view.receipt[0].receipt_id, item_id: towel, title: 'Towel', image_url: 'towel.png', price: '3.00', quantity: '1' }
+    ])
     assert.equal(view.total, '3.00')
     assert.deepEqual(view, withTowel)
 
@@ -207,7 +233,8 @@ describeEachDialect('items (spec Get items, D-45, D-46)', (t) => {
   it('should answer the items as they are now when another connection (another process) changed them', async () => {
     await createService(t, 'Pressing', [{ description: 'Pressed' }])
     const created = ok(await t.post('/v1/item/create', { service_name: 'Pressing', title: 'Tie', price: 300 }))
-    const titles = async () => ok(await t.post('/v1/service/Pressing')).item_group.flatMap((g: { item: Array<{ title: string }> }) => g.item.map((i) => i.title))
+    const titles = async () =>
+      ok(await t.post('/v1/service/Pressing')).item_group.flatMap((g: { item: Array<{ title: string }> }) => g.item.map((i) => i.title))
     assert.deepEqual(await titles(), ['Tie'])
     assert.deepEqual(await titles(), ['Tie'])
     // A connection of its own, as the CLI or another process has: not through this app.

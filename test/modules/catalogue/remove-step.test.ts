@@ -39,7 +39,9 @@ describeEachDialect('remove step (spec Remove step, D-42)', (t) => {
       '/position'
     ])
     problem(await t.post('/v1/service/remove', { service_name: 'Alterations' }), 'validation_failed', ['/position_number'])
-    problem(await t.post('/v1/service/remove', { service_name: 'Alterations', description: 'A' }), 'validation_failed', ['/position_number'])
+    problem(await t.post('/v1/service/remove', { service_name: 'Alterations', description: 'A' }), 'validation_failed', [
+      '/position_number'
+    ])
     assert.deepEqual(await readStats(t), before)
   })
 
@@ -47,7 +49,9 @@ describeEachDialect('remove step (spec Remove step, D-42)', (t) => {
     await createService(t, 'Shoe Repair', [{ description: 'A' }, { description: 'B' }])
     const before = await readStats(t)
     for (const position_number of [0, '0', -1, 1.5, '1.5', 'one', '', '2 ']) {
-      problem(await t.post('/v1/service/remove', { service_name: 'Shoe Repair', position_number }), 'validation_failed', ['/position_number'])
+      problem(await t.post('/v1/service/remove', { service_name: 'Shoe Repair', position_number }), 'validation_failed', [
+        '/position_number'
+      ])
     }
     for (const position of [0, '-2', 2.5, 'x']) {
       problem(await t.post('/v1/service/remove', { service_name: 'Shoe Repair', position }), 'validation_failed', ['/position'])

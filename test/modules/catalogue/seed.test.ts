@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 import { describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { defaultImageTitle } from '../../../src/modules/catalogue/names.js'
+import { DEMO_CUSTOMERS, DEMO_SERVICES, type DemoService } from '../../../src/seed/demo-data.js'
+import { seedDemo } from '../../../src/seed/demo-seed.js'
 import { basic, describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok } from '../../helpers/assertions.js'
 import { createCustomer, createService } from '../../helpers/factories.js'
-import { DEMO_CUSTOMERS, DEMO_SERVICES, type DemoService } from '../../../src/seed/demo-data.js'
-import { seedDemo } from '../../../src/seed/demo-seed.js'
-import { defaultImageTitle } from '../../../src/modules/catalogue/names.js'
 import { getStep, readStats } from './helpers.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -32,17 +32,29 @@ function runCli(t: TestApp, args: string[]): Promise<CliResult> {
   delete env.NODE_TEST_CONTEXT
   return new Promise((resolve) => {
     // Generous: tsx compiles on start, and the machine may be busy.
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env, timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
-      resolve({ code, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', ...args],
+      { cwd: ROOT, env, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
+        resolve({ code, stdout, stderr })
+      }
+    )
   })
 }
 
 async function counts(t: TestApp): Promise<Record<string, number>> {
   const db = t.database.db
   const count = async (table: 'services' | 'service_steps' | 'items' | 'customers') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n
+    )
   return {
     services: await count('services'),
     service_steps: await count('service_steps'),
@@ -63,7 +75,9 @@ function expectedItems(service: DemoService, ids: string[]) {
   const groups = new Map<string, { group: string; item: { item_id: string; title: string; image_url: string; price: string }[] }>()
   service.items.forEach((item, index) => {
     if (!groups.has(item.group)) groups.set(item.group, { group: item.group, item: [] })
-    groups.get(item.group)!.item.push({ item_id: ids[index]!, title: item.title, image_url: item.image_url, price: String(item.price_cents) })
+    groups
+      .get(item.group)!
+      .item.push({ item_id: ids[index]!, title: item.title, image_url: item.image_url, price: String(item.price_cents) })
   })
   return { item: { item_count: service.items.length, service_name: service.name }, item_group: [...groups.values()] }
 }
@@ -85,10 +99,13 @@ describe('demo seed data (D-90)', () => {
         assert.ok(step.description.trim().length > 0)
         assert.ok(step.button_title.trim().length > 0, `${service.name}: ${step.description}`)
         assert.ok(step.events.length > 0, `${service.name}: ${step.description}`)
-        step.events.forEach((e) => eventsUsed.add(e))
+        for (const e of step.events) eventsUsed.add(e)
       }
       // A mix: some step of each service announces more than one event.
-      assert.ok(service.steps.some((s) => s.events.length > 1), service.name)
+      assert.ok(
+        service.steps.some((s) => s.events.length > 1),
+        service.name
+      )
     }
     assert.deepEqual([...eventsUsed].sort(), ['email', 'text', 'trak'])
   })
@@ -142,7 +159,10 @@ describeEachDialect('service-ordering seed --demo (D-90)', (t) => {
     assert.equal(result.code, 0, result.stderr)
     assert.equal(result.stderr, '')
     for (const service of DEMO_SERVICES) {
-      assert.ok(result.stdout.includes(`  created  ${service.name} (${service.steps.length} steps, ${service.items.length} items)\n`), result.stdout)
+      assert.ok(
+        result.stdout.includes(`  created  ${service.name} (${service.steps.length} steps, ${service.items.length} items)\n`),
+        result.stdout
+      )
     }
     assert.ok(result.stdout.includes(`  exists   ${preexisting.email} (password unchanged)\n`), result.stdout)
     passwords = passwordsIn(result.stdout)
@@ -188,7 +208,13 @@ describeEachDialect('service-ordering seed --demo (D-90)', (t) => {
         items.item_group.flatMap((g: { item: { item_id: string; title: string }[] }) => g.item.map((i) => [i.title, i.item_id] as const))
       )
       assert.equal(ids.length, service.items.length)
-      assert.deepEqual(items, expectedItems(service, service.items.map((i) => byTitle.get(i.title)!)))
+      assert.deepEqual(
+        items,
+        expectedItems(
+          service,
+          service.items.map((i) => byTitle.get(i.title)!)
+        )
+      )
     }
   })
 

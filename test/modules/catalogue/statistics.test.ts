@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import { it } from 'node:test'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { openDatabase } from '../../../src/db/database.js'
+import type { QueryRunner } from '../../../src/db/query-runner.js'
+import { CatalogueTexts } from '../../../src/modules/catalogue/catalogue-texts.js'
+import { ServicesService } from '../../../src/modules/catalogue/services.service.js'
 import { describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
-import { openDatabase } from '../../../src/db/database.js'
-import { CatalogueTexts } from '../../../src/modules/catalogue/catalogue-texts.js'
-import { ServicesService } from '../../../src/modules/catalogue/services.service.js'
-import type { QueryRunner } from '../../../src/db/query-runner.js'
 
 type Entry = Record<string, unknown>
 
@@ -22,7 +22,7 @@ async function stats(t: TestApp): Promise<{ service_stats: { service: Entry[] }[
   const parsed = JSON.parse(response.body) as { service_stats: { service: Entry[] }[] }
   for (const element of parsed.service_stats) {
     assert.deepEqual(Object.keys(element), ['service'])
-    element.service.forEach((entry, index) => assert.deepEqual(Object.keys(entry), index === 0 ? FIRST_KEYS : LATER_KEYS))
+    for (const [index, entry] of element.service.entries()) assert.deepEqual(Object.keys(entry), index === 0 ? FIRST_KEYS : LATER_KEYS)
   }
   return body
 }
@@ -114,11 +114,7 @@ describeEachDialect('service statistics (spec Get service statistics, D-44)', (t
     const body = await stats(t)
     assert.deepEqual(
       body.service_stats.map((s) => s.service.map((e) => `${e.position_number}${e.shade}:${e.description}`)),
-      [
-        ['1d:Received', '2l:Drying', '3d:Folding', '4l:Delivered'],
-        ['1d:Inspected', '2l:Tagged', '3d:Cleaned'],
-        ['1d:Measured']
-      ]
+      [['1d:Received', '2l:Drying', '3d:Folding', '4l:Delivered'], ['1d:Inspected', '2l:Tagged', '3d:Cleaned'], ['1d:Measured']]
     )
   })
 
@@ -175,7 +171,9 @@ describeEachDialect('service statistics (spec Get service statistics, D-44)', (t
     ])
     problem(await t.post('/v1/service/remove', { service_name: 'Wash & Fold', position_number: '4' }), 'step_in_use')
     problem(await t.post('/v1/service/remove', { service_name: 'Alterations', position_number: '1' }), 'last_step')
-    problem(await t.post('/v1/service/create', { service_name: 'New', description: 'x', events: ['mail'] }), 'validation_failed', ['/events/0'])
+    problem(await t.post('/v1/service/create', { service_name: 'New', description: 'x', events: ['mail'] }), 'validation_failed', [
+      '/events/0'
+    ])
     assert.deepEqual(await stats(t), before)
   })
 
@@ -222,7 +220,10 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
     assert.equal(thirty.services, 30)
     assert.deepEqual(thirty.queries, one.queries)
     const body = ok(await t.post('/v1/service/stats'))
-    assert.equal(body.service_stats.reduce((sum: number, s: { service: Entry[] }) => sum + (s.service[0]!.total_orders as number), 0), 12)
+    assert.equal(
+      body.service_stats.reduce((sum: number, s: { service: Entry[] }) => sum + (s.service[0]!.total_orders as number), 0),
+      12
+    )
   })
 
   it('should answer the database as it is now when another connection (another process) changed it', async () => {
@@ -239,10 +240,18 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
     try {
       // A request sent after another process committed arrives in a later turn of the event loop;
       // within one turn the reader keeps one snapshot (SqliteReadSnapshot).
-      await other.db.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '+', 7) })).where('description', '=', 'Only').execute()
+      await other.db
+        .updateTable('service_steps')
+        .set((eb) => ({ order_count: eb('order_count', '+', 7) }))
+        .where('description', '=', 'Only')
+        .execute()
       await nextTurn()
       assert.equal(await count(), 7)
-      await other.db.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '-', 7) })).where('description', '=', 'Only').execute()
+      await other.db
+        .updateTable('service_steps')
+        .set((eb) => ({ order_count: eb('order_count', '-', 7) }))
+        .where('description', '=', 'Only')
+        .execute()
       await nextTurn()
       assert.equal(await count(), 0)
     } finally {
@@ -262,17 +271,27 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
     const rows = await new CatalogueTexts(t.database.db).withTexts(t.database.reader, counters)
     // Read again, counters and texts in one statement: the removed step is in neither.
     const vanishing = rows.filter((row) => row.serviceName === 'Vanishing')
-    assert.deepEqual(vanishing.map((row) => [row.position, row.description]), [[1, 'Stays']])
+    assert.deepEqual(
+      vanishing.map((row) => [row.position, row.description]),
+      [[1, 'Stays']]
+    )
     assert.equal(rows.length, counters.length - 1)
     const body = ok(await t.post('/v1/service/stats'))
     const entry = body.service_stats.find((s: { service: Entry[] }) => s.service[0]!.service_name === 'Vanishing')
-    assert.deepEqual(entry.service.map((e: Entry) => e.description), ['Stays'])
+    assert.deepEqual(
+      entry.service.map((e: Entry) => e.description),
+      ['Stays']
+    )
   })
 
   it('should not keep an answer built from counters newer than the ones it is kept under (issue 7)', async () => {
     await createService(t, 'Racing', [{ description: 'First' }, { description: 'Second' }])
     const bump = (by: number) =>
-      t.database.db.updateTable('service_steps').set((eb) => ({ order_count: eb('order_count', '+', by) })).where('description', '=', 'First').execute()
+      t.database.db
+        .updateTable('service_steps')
+        .set((eb) => ({ order_count: eb('order_count', '+', by) }))
+        .where('description', '=', 'First')
+        .execute()
     // Another process commits between this process's read of the counters and its read of the
     // texts: a service fresh in this process knows no step yet, so it reads counters and texts
     // again together, and those counters are newer than the ones it read first.

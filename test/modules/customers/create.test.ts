@@ -78,7 +78,10 @@ describeEachDialect('create customer (D-30, D-31)', (t) => {
     problem(await t.post('/v1/customer/create', undefined), 'validation_failed', [''])
     problem(await t.post('/v1/customer/create', undefined, { raw: '', contentType: 'application/json' }), 'invalid_json')
     problem(await t.post('/v1/customer/create', undefined, { raw: '{"email":', contentType: 'application/json' }), 'invalid_json')
-    problem(await t.post('/v1/customer/create', undefined, { raw: 'email=a', contentType: 'application/x-www-form-urlencoded' }), 'unsupported_media_type')
+    problem(
+      await t.post('/v1/customer/create', undefined, { raw: 'email=a', contentType: 'application/x-www-form-urlencoded' }),
+      'unsupported_media_type'
+    )
     problem(await t.post('/v1/customer/create', [1]), 'validation_failed', [''])
   })
 
@@ -104,17 +107,25 @@ describeEachDialect('create customer (D-30, D-31)', (t) => {
       'x@bücher.example'
     ]) {
       const body = problem(await create({ email, zip: '90210' }), 'validation_failed', ['/email'])
-      assert.deepEqual(body.errors, [{ field: '/email', message: 'must be an e-mail address like name@example.com, in ASCII, of at most 254 characters' }])
+      assert.deepEqual(body.errors, [
+        { field: '/email', message: 'must be an e-mail address like name@example.com, in ASCII, of at most 254 characters' }
+      ])
     }
     for (const email of ['x'.repeat(301), 'x'.repeat(10_000)]) {
       const body = problem(await create({ email, zip: '90210' }), 'validation_failed', ['/email'])
-      assert.deepEqual(body.errors, [{ field: '/email', message: 'must be an e-mail address like name@example.com, in ASCII, of at most 254 characters' }])
+      assert.deepEqual(body.errors, [
+        { field: '/email', message: 'must be an e-mail address like name@example.com, in ASCII, of at most 254 characters' }
+      ])
     }
     problem(await create({ email: 42, zip: '90210' }), 'validation_failed', ['/email'])
   })
 
   it('should accept dot-separated local parts with the other characters RFC 5321 allows (D-31)', async () => {
-    for (const email of [`first.last+tag-${Date.now()}@mail.example.co.uk`, `o'brien_${Date.now()}@example.com`, `x#y!z~${Date.now()}@a-b.example`]) {
+    for (const email of [
+      `first.last+tag-${Date.now()}@mail.example.co.uk`,
+      `o'brien_${Date.now()}@example.com`,
+      `x#y!z~${Date.now()}@a-b.example`
+    ]) {
       assert.equal(ok(await create({ email, zip: '90210' })).email, email)
     }
   })
@@ -140,9 +151,21 @@ describeEachDialect('create customer (D-30, D-31)', (t) => {
     const password = 'pässwörd-8'
     const response = await create({ email, zip: '90210', password })
     const body = ok(response)
-    assert.deepEqual(Object.keys(body).sort(), ['address', 'customer_id', 'email', 'first_name', 'last_name', 'payment_customer_id', 'phone'])
+    assert.deepEqual(Object.keys(body).sort(), [
+      'address',
+      'customer_id',
+      'email',
+      'first_name',
+      'last_name',
+      'payment_customer_id',
+      'phone'
+    ])
     assert.ok(!response.body.includes(password))
-    const row = await t.database.db.selectFrom('customers').select('password_hash').where('id', '=', body.customer_id).executeTakeFirstOrThrow()
+    const row = await t.database.db
+      .selectFrom('customers')
+      .select('password_hash')
+      .where('id', '=', body.customer_id)
+      .executeTakeFirstOrThrow()
     assert.match(row.password_hash!, /^scrypt\$/)
     assert.ok(!row.password_hash!.includes(password))
     assert.deepEqual(ok(await t.post('/v1/customer/signin', { email, password })), { status: 'success', customer_id: body.customer_id })
@@ -159,7 +182,9 @@ describeEachDialect('create customer (D-30, D-31)', (t) => {
   it('should answer 400 for a password too short, too long or not text', async () => {
     const short = problem(await create({ email: uniqueEmail(), zip: '90210', password: '1234567' }), 'validation_failed', ['/password'])
     assert.deepEqual(short.errors, [{ field: '/password', message: 'must be at least 8 characters' }])
-    const long = problem(await create({ email: uniqueEmail(), zip: '90210', password: 'x'.repeat(129) }), 'validation_failed', ['/password'])
+    const long = problem(await create({ email: uniqueEmail(), zip: '90210', password: 'x'.repeat(129) }), 'validation_failed', [
+      '/password'
+    ])
     assert.deepEqual(long.errors, [{ field: '/password', message: 'must be at most 128 characters' }])
     problem(await create({ email: uniqueEmail(), zip: '90210', password: 12345678 }), 'validation_failed', ['/password'])
     problem(await create({ email: uniqueEmail(), zip: '90210', password: null }), 'validation_failed', ['/password'])

@@ -4,7 +4,7 @@ import { after, before, describe } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../../src/app.js'
 import { createLogger } from '../../../src/platform/logger.js'
-import { basic, DIALECTS, TestApp, type PostOptions } from '../../helpers/app.js'
+import { basic, DIALECTS, type PostOptions, TestApp } from '../../helpers/app.js'
 import { ok } from '../../helpers/assertions.js'
 
 /**
@@ -45,11 +45,20 @@ export function uniqueEmail(tag = 'customer'): string {
 
 /** Creates a customer through the API (staff key) and returns the create response body. */
 export async function createCustomer(t: TestApp, body: { email?: string; zip?: string; password?: string } = {}): Promise<any> {
-  return ok(await t.post('/v1/customer/create', { email: body.email ?? uniqueEmail(), zip: body.zip ?? '90210', ...(body.password === undefined ? {} : { password: body.password }) }))
+  return ok(
+    await t.post('/v1/customer/create', {
+      email: body.email ?? uniqueEmail(),
+      zip: body.zip ?? '90210',
+      ...(body.password === undefined ? {} : { password: body.password })
+    })
+  )
 }
 
 /** A customer with a password, and the Basic header of their e-mail and password. */
-export async function customerWithPassword(t: TestApp, password = 'correct horse battery'): Promise<{ id: string; email: string; password: string; auth: string }> {
+export async function customerWithPassword(
+  t: TestApp,
+  password = 'correct horse battery'
+): Promise<{ id: string; email: string; password: string; auth: string }> {
   const email = uniqueEmail('login')
   const created = await createCustomer(t, { email, password })
   return { id: created.customer_id, email, password, auth: basic(email, password) }

@@ -38,7 +38,10 @@ describeEachDialect('get customer (D-11, D-31)', (t) => {
     const created = await createCustomer(t)
     const view = freshView(created)
     assert.deepEqual(ok(await t.post(`/v1/customer/${created.customer_id}`, { anything: true })), view)
-    assert.deepEqual(ok(await t.post(`/v1/customer/${created.customer_id}`, undefined, { raw: 'not json', contentType: 'text/plain' })), view)
+    assert.deepEqual(
+      ok(await t.post(`/v1/customer/${created.customer_id}`, undefined, { raw: 'not json', contentType: 'text/plain' })),
+      view
+    )
   })
 
   it('should answer 404 customer_not_found for an id that does not exist', async () => {
@@ -51,7 +54,7 @@ describeEachDialect('get customer (D-11, D-31)', (t) => {
     problem(await t.post('/v1/customer/cus_%0A'), 'customer_not_found')
   })
 
-  it("should let a customer read their own record with their e-mail and password", async () => {
+  it('should let a customer read their own record with their e-mail and password', async () => {
     const body = ok(await t.post(`/v1/customer/${owner.id}`, undefined, { auth: owner.auth }))
     assert.deepEqual(body, freshView({ customer_id: owner.id, email: owner.email }))
   })
@@ -67,7 +70,16 @@ describeEachDialect('get customer (D-11, D-31)', (t) => {
 
   it('should never answer the password hash or card data', async () => {
     const response = await t.post(`/v1/customer/${owner.id}`)
-    assert.deepEqual(Object.keys(ok(response)).sort(), ['address', 'customer_id', 'email', 'first_name', 'last_name', 'phone', 'preference', 'username'])
+    assert.deepEqual(Object.keys(ok(response)).sort(), [
+      'address',
+      'customer_id',
+      'email',
+      'first_name',
+      'last_name',
+      'phone',
+      'preference',
+      'username'
+    ])
     assert.ok(!response.body.includes('scrypt'))
   })
 })

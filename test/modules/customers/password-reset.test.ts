@@ -3,7 +3,15 @@ import { it } from 'node:test'
 import { decrypt, sha256Hex } from '../../../src/common/crypto.js'
 import { basic } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { assertAbsent, createCustomer, customerWithPassword, describeEachDialectKeyed, uniqueEmail, visible, type KeyedTestApp } from './fixtures.js'
+import {
+  assertAbsent,
+  createCustomer,
+  customerWithPassword,
+  describeEachDialectKeyed,
+  type KeyedTestApp,
+  uniqueEmail,
+  visible
+} from './fixtures.js'
 
 const MESSAGE = 'If an account exists for that address, an e-mail with a password reset link has been sent.'
 const PUBLIC_URL = 'https://shop.example.com/api'
@@ -48,7 +56,14 @@ describeEachDialectKeyed(
       assert.equal(rows.length, 1)
       const row = rows[0]!
       assert.deepEqual(
-        { channel: row.channel, template: row.template, order_id: row.order_id, customer_id: row.customer_id, status: row.status, attempts: row.attempts },
+        {
+          channel: row.channel,
+          template: row.template,
+          order_id: row.order_id,
+          customer_id: row.customer_id,
+          status: row.status,
+          attempts: row.attempts
+        },
         { channel: 'email', template: 'password_reset', order_id: null, customer_id: customer.id, status: 'pending', attempts: 0 }
       )
       const payload = JSON.parse(row.payload) as Record<string, string>
@@ -65,7 +80,10 @@ describeEachDialectKeyed(
       assert.equal(tokens[0]!.expires_at - tokens[0]!.created_at, HOUR)
       assert.ok(tokens[0]!.created_at >= started)
       // The token itself is stored nowhere and logged nowhere.
-      const everything = JSON.stringify([await t.database.db.selectFrom('outbox').selectAll().execute(), await t.database.db.selectFrom('password_reset_tokens').selectAll().execute()])
+      const everything = JSON.stringify([
+        await t.database.db.selectFrom('outbox').selectAll().execute(),
+        await t.database.db.selectFrom('password_reset_tokens').selectAll().execute()
+      ])
       assertAbsent([everything, ...t.logs], [token])
     })
 
@@ -86,7 +104,10 @@ describeEachDialectKeyed(
       const created = await createCustomer(t)
       const token = await tokenFor(t, created.email, created.customer_id)
       ok(await confirm(token, 'first password ever'))
-      assert.deepEqual(ok(await t.post('/v1/customer/signin', { email: created.email, password: 'first password ever' })), { status: 'success', customer_id: created.customer_id })
+      assert.deepEqual(ok(await t.post('/v1/customer/signin', { email: created.email, password: 'first password ever' })), {
+        status: 'success',
+        customer_id: created.customer_id
+      })
     })
 
     it('should refuse a token after one hour, and take it just before', async () => {
@@ -100,7 +121,8 @@ describeEachDialectKeyed(
     })
 
     it('should refuse unknown and malformed tokens', async () => {
-      for (const token of ['x', 'A'.repeat(43), sha256Hex('x'), ' '.repeat(5)]) problem(await confirm(token, 'good new password'), 'invalid_token')
+      for (const token of ['x', 'A'.repeat(43), sha256Hex('x'), ' '.repeat(5)])
+        problem(await confirm(token, 'good new password'), 'invalid_token')
     })
 
     it('should make every older link of the customer useless once one is used', async () => {
@@ -134,11 +156,24 @@ describeEachDialectKeyed(
       problem(await t.post('/v1/customer/reset_password', {}), 'validation_failed', ['/email'])
       problem(await t.post('/v1/customer/reset_password', { email: 'nope' }), 'validation_failed', ['/email'])
       problem(await t.post('/v1/customer/reset_password', { email: 7 }), 'validation_failed', ['/email'])
-      problem(await t.post('/v1/customer/reset_password/confirm', { password: 'long enough' }, { auth: t.auth.app }), 'validation_failed', ['/token'])
+      problem(await t.post('/v1/customer/reset_password/confirm', { password: 'long enough' }, { auth: t.auth.app }), 'validation_failed', [
+        '/token'
+      ])
       problem(await t.post('/v1/customer/reset_password/confirm', { token: 'x' }, { auth: t.auth.app }), 'validation_failed', ['/password'])
-      problem(await t.post('/v1/customer/reset_password/confirm', { token: '', password: 'long enough' }, { auth: t.auth.app }), 'validation_failed', ['/token'])
-      problem(await t.post('/v1/customer/reset_password/confirm', { token: 'x'.repeat(201), password: 'long enough' }, { auth: t.auth.app }), 'validation_failed', ['/token'])
-      problem(await t.post('/v1/customer/reset_password/confirm', { token: 5, password: 5 }, { auth: t.auth.app }), 'validation_failed', ['/token', '/password'])
+      problem(
+        await t.post('/v1/customer/reset_password/confirm', { token: '', password: 'long enough' }, { auth: t.auth.app }),
+        'validation_failed',
+        ['/token']
+      )
+      problem(
+        await t.post('/v1/customer/reset_password/confirm', { token: 'x'.repeat(201), password: 'long enough' }, { auth: t.auth.app }),
+        'validation_failed',
+        ['/token']
+      )
+      problem(await t.post('/v1/customer/reset_password/confirm', { token: 5, password: 5 }, { auth: t.auth.app }), 'validation_failed', [
+        '/token',
+        '/password'
+      ])
     })
 
     it('should send at most five reset e-mails per customer per hour, answering the same message', async () => {

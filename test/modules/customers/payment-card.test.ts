@@ -2,11 +2,17 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { describe, it } from 'node:test'
 import { decrypt } from '../../../src/common/crypto.js'
+import { type CardInput, checkCard, passesLuhn, sealCard } from '../../../src/modules/payments/card.js'
 import { Problem } from '../../../src/platform/problems.js'
-import { checkCard, passesLuhn, sealCard, type CardInput } from '../../../src/modules/payments/card.js'
 
 const NOW = Date.UTC(2026, 10, 15, 12) // 15 Nov 2026
-const GOOD: Required<CardInput> = { cc_name: ' Ada  Lovelace ', cc_number: 4111111111111111, cc_expiration: '11/2026', cc_cvv: 123, cc_zip: '02134' }
+const GOOD: Required<CardInput> = {
+  cc_name: ' Ada  Lovelace ',
+  cc_number: 4111111111111111,
+  cc_expiration: '11/2026',
+  cc_cvv: 123,
+  cc_zip: '02134'
+}
 
 function rejection(input: CardInput, exact?: string): { code: string; errors: unknown; detail: string } {
   try {
@@ -20,7 +26,8 @@ function rejection(input: CardInput, exact?: string): { code: string; errors: un
 
 describe('card rules (D-34)', () => {
   it('should pass the Luhn check for known test numbers and fail it for a changed digit', () => {
-    for (const number of ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '79927398713']) assert.ok(passesLuhn(number), number)
+    for (const number of ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '79927398713'])
+      assert.ok(passesLuhn(number), number)
     for (const number of ['4111111111111112', '5555555555554445', '79927398710']) assert.ok(!passesLuhn(number), number)
   })
 
@@ -63,7 +70,7 @@ describe('card rules (D-34)', () => {
   const INVALID: Array<[string, CardInput, string, string]> = [
     ['a failing Luhn check', { cc_number: 4111111111111112 }, 'cc_number', 'does not pass the Luhn check'],
     ['11 digits', { cc_number: '79927398713' }, 'cc_number', 'must have 12 to 19 digits'],
-    ['20 digits', { cc_number: '4'.padEnd(19, '0') + '0' }, 'cc_number', 'must have 12 to 19 digits'],
+    ['20 digits', { cc_number: `${'4'.padEnd(19, '0')}0` }, 'cc_number', 'must have 12 to 19 digits'],
     ['letters', { cc_number: '4111-1111-1111-111x' }, 'cc_number', 'must be the digits of the card number'],
     ['a fraction', { cc_number: 4111111111111111.5 }, 'cc_number', 'must be the digits of the card number'],
     ['a negative number', { cc_number: -4111111111111111 }, 'cc_number', 'must be the digits of the card number'],

@@ -59,7 +59,14 @@ describeEachDialect('who may call the customer operations (D-10 to D-12)', (t) =
     [
       'confirm password reset',
       () => ['/v1/customer/reset_password/confirm', { token: 'not a live token', password: 'long enough' }],
-      { none: 'unauthenticated', wrong: 'unauthenticated', app: 'invalid_token', customer: 'invalid_token', staff: 'invalid_token', admin: 'invalid_token' }
+      {
+        none: 'unauthenticated',
+        wrong: 'unauthenticated',
+        app: 'invalid_token',
+        customer: 'invalid_token',
+        staff: 'invalid_token',
+        admin: 'invalid_token'
+      }
     ],
     [
       'create customer',
@@ -119,10 +126,26 @@ describeEachDialect('who may call the customer operations (D-10 to D-12)', (t) =
   it('should list the operations, their callers and their problem codes in the OpenAPI document', async () => {
     const document = ok(await t.post('/openapi.json', undefined, { method: 'GET', auth: null }))
     const expected: Record<string, { id: string; callers: string[]; codes: string[] }> = {
-      '/v1/customer/signin': { id: 'signIn', callers: ['app', 'customer', 'staff'], codes: ['invalid_login', 'rate_limited', 'unauthenticated'] },
-      '/v1/customer/reset_password': { id: 'requestPasswordReset', callers: ['app', 'customer', 'staff'], codes: ['rate_limited', 'validation_failed'] },
-      '/v1/customer/reset_password/confirm': { id: 'confirmPasswordReset', callers: ['app', 'customer', 'staff'], codes: ['invalid_token', 'unauthenticated', 'rate_limited'] },
-      '/v1/customer/create': { id: 'createCustomer', callers: ['app', 'customer', 'staff'], codes: ['email_taken', 'unknown_zip', 'idempotency_key_reused'] },
+      '/v1/customer/signin': {
+        id: 'signIn',
+        callers: ['app', 'customer', 'staff'],
+        codes: ['invalid_login', 'rate_limited', 'unauthenticated']
+      },
+      '/v1/customer/reset_password': {
+        id: 'requestPasswordReset',
+        callers: ['app', 'customer', 'staff'],
+        codes: ['rate_limited', 'validation_failed']
+      },
+      '/v1/customer/reset_password/confirm': {
+        id: 'confirmPasswordReset',
+        callers: ['app', 'customer', 'staff'],
+        codes: ['invalid_token', 'unauthenticated', 'rate_limited']
+      },
+      '/v1/customer/create': {
+        id: 'createCustomer',
+        callers: ['app', 'customer', 'staff'],
+        codes: ['email_taken', 'unknown_zip', 'idempotency_key_reused']
+      },
       '/v1/customer/{customer_id}': { id: 'getCustomer', callers: ['customer', 'staff'], codes: ['customer_not_found', 'forbidden'] },
       '/v1/customer/update': {
         id: 'updateCustomer',
@@ -137,7 +160,9 @@ describeEachDialect('who may call the customer operations (D-10 to D-12)', (t) =
       assert.equal(operation.operationId, want.id)
       assert.deepEqual(operation.tags, ['customers'])
       assert.deepEqual(operation['x-callers'], want.callers)
-      const codes = Object.values(operation.responses as Record<string, any>).flatMap((r) => r.content?.['application/problem+json']?.schema.properties.code.enum ?? [])
+      const codes = Object.values(operation.responses as Record<string, any>).flatMap(
+        (r) => r.content?.['application/problem+json']?.schema.properties.code.enum ?? []
+      )
       for (const code of want.codes) assert.ok(codes.includes(code), `${path} lists ${code}`)
       assert.ok(operation.responses['200'], path)
     }

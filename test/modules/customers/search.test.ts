@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
+import { nameKey } from '../../../src/modules/customers/name-key.js'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { nameKey } from '../../../src/modules/customers/name-key.js'
 import { createCustomer, updateCustomer } from './fixtures.js'
 
 // D-33's "ignoring case", and accents: what names and words are compared by (its own cases: rules.test.ts).
@@ -90,9 +90,14 @@ describeEachDialect('search customers (D-33)', (t) => {
   it('should need every word to start the first or the last name ("jo sm" finds John Smith)', async () => {
     const body = ok(await search({ query: 'jo sm' }))
     assert.deepEqual(body, expected(matches('jo sm')))
-    const johns = people.filter((p) => p.first.toLowerCase() === 'john').map((p) => p.id).sort()
+    const johns = people
+      .filter((p) => p.first.toLowerCase() === 'john')
+      .map((p) => p.id)
+      .sort()
     assert.deepEqual(
-      body.customer.map((h: { customer_id: string; customer_name: string }) => h.customer_name === 'Smith Johnson' || h.customer_name === 'Johanna Smythe' ? h.customer_name : h.customer_id),
+      body.customer.map((h: { customer_id: string; customer_name: string }) =>
+        h.customer_name === 'Smith Johnson' || h.customer_name === 'Johanna Smythe' ? h.customer_name : h.customer_id
+      ),
       ['Smith Johnson', ...johns, 'Johanna Smythe']
     )
     for (const query of ['SMITH john', 'smythe jo', 'jo jo', 'ann mary', 'zo ém', 'é z']) {
@@ -105,7 +110,10 @@ describeEachDialect('search customers (D-33)', (t) => {
     assert.deepEqual(ok(await search({ query: 'berg' })), { customer: [] })
     // "Ann Smith" is Mary's last name: it starts with "ann", not with "smith".
     assert.deepEqual(ok(await search({ query: 'mary smith' })), { customer: [] })
-    assert.deepEqual(ok(await search({ query: 'mary ann' })), expected((p) => p.first === 'Mary'))
+    assert.deepEqual(
+      ok(await search({ query: 'mary ann' })),
+      expected((p) => p.first === 'Mary')
+    )
     assert.equal(ok(await search({ query: 'mary ann' })).customer.length, 1)
   })
 
@@ -151,12 +159,17 @@ describeEachDialect('search customers (D-33)', (t) => {
     anna.last = 'Xylophone'
     assert.deepEqual(ok(await search({ query: 'karenina' })), { customer: [] })
     // Every prefix of the old last name is gone, every prefix of the new one there (migration 0008).
-    for (const word of ['k', 'ka', 'karenin', 'karenina']) assert.deepEqual(ok(await search({ query: word })), expected(matches(word)), word)
+    for (const word of ['k', 'ka', 'karenin', 'karenina'])
+      assert.deepEqual(ok(await search({ query: word })), expected(matches(word)), word)
     // A changed e-mail shows in the hits at once too.
     await updateCustomer(t, { customer_id: anna.id, email: `renamed.${anna.email}` })
     anna.email = `renamed.${anna.email}`
-    assert.deepEqual(ok(await search({ query: 'xyl' })), { customer: [{ customer_id: anna.id, customer_name: 'Anna Xylophone', customer_email: anna.email }] })
-    assert.deepEqual(ok(await search({ query: 'xyl' })), { customer: [{ customer_id: anna.id, customer_name: 'Anna Xylophone', customer_email: anna.email }] })
+    assert.deepEqual(ok(await search({ query: 'xyl' })), {
+      customer: [{ customer_id: anna.id, customer_name: 'Anna Xylophone', customer_email: anna.email }]
+    })
+    assert.deepEqual(ok(await search({ query: 'xyl' })), {
+      customer: [{ customer_id: anna.id, customer_name: 'Anna Xylophone', customer_email: anna.email }]
+    })
   })
 
   it('should answer 400 for an empty or blank query', async () => {
@@ -171,7 +184,9 @@ describeEachDialect('search customers (D-33)', (t) => {
     }
     assert.deepEqual(ok(await search({ query: 'jo\tsm\n' })), ok(await search({ query: 'jo sm' })))
     const control = problem(await search({ query: 'jo\u0001' }), 'validation_failed', ['/query'])
-    assert.deepEqual(control.errors, [{ field: '/query', message: 'must not contain control characters other than tabs and line breaks, nor unpaired surrogates' }])
+    assert.deepEqual(control.errors, [
+      { field: '/query', message: 'must not contain control characters other than tabs and line breaks, nor unpaired surrogates' }
+    ])
   })
 
   it('should answer 400 for a query over 100 characters, of the wrong type, with control characters, or missing', async () => {
@@ -216,7 +231,9 @@ describeEachDialect('search customers (D-33)', (t) => {
     const queries = new Set<string>()
     const cuts = (name: string) => {
       const points = [...fold(name)]
-      return [...new Set([1, 2, 3, 8, 9, points.length].filter((n) => n >= 1 && n <= points.length))].map((n) => points.slice(0, n).join(''))
+      return [...new Set([1, 2, 3, 8, 9, points.length].filter((n) => n >= 1 && n <= points.length))].map((n) =>
+        points.slice(0, n).join('')
+      )
     }
     for (const p of people) {
       for (const a of cuts(p.first)) for (const b of cuts(p.last)) queries.add(`${a} ${b}`).add(`${b} ${a}`)
@@ -240,7 +257,8 @@ describeEachDialect('search customers (D-33)', (t) => {
 
   it('should fold accents and case beyond lower-casing, and sort accented names among the plain ones', async () => {
     const names = async (query: string) => ok(await search({ query })).customer.map((c: { customer_name: string }) => c.customer_name)
-    for (const query of ['jose', 'JOSÉ', 'garcia', 'josé garcía', 'jose GARCIA']) assert.deepEqual(await names(query), ['José García'], query)
+    for (const query of ['jose', 'JOSÉ', 'garcia', 'josé garcía', 'jose GARCIA'])
+      assert.deepEqual(await names(query), ['José García'], query)
     for (const query of ['ismail', 'İSMAİL', 'yildiz', 'YILDIZ', 'yıldız']) assert.deepEqual(await names(query), ['İsmail Yıldız'], query)
     for (const query of ['strasse', 'STRASSE', 'straße', 'STRAẞE']) assert.deepEqual(await names(query), ['Lena Straße'], query)
     for (const query of ["o'b", 'O´Brien', 'o’brien', "seamus o'br"]) assert.deepEqual(await names(query), ['Seamus O´Brien'], query)

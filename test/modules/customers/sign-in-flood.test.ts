@@ -34,12 +34,17 @@ describeEachDialect(
       assert.ok(retryAfter > 14 * 60 && retryAfter <= 15 * 60, `Retry-After ${retryAfter}`)
       problem(await t.post(`/v1/customer/${victim.id}`, undefined, { auth: victim.auth, headers: from('192.0.2.12') }), 'rate_limited')
       t.clock.advance(15 * 60_000)
-      assert.deepEqual(ok(await signIn({ email: victim.email, password: victim.password }, '192.0.2.11')), { status: 'success', customer_id: victim.id })
+      assert.deepEqual(ok(await signIn({ email: victim.email, password: victim.password }, '192.0.2.11')), {
+        status: 'success',
+        customer_id: victim.id
+      })
     })
 
     it('should keep an address at its limit through a flood of other addresses', async () => {
-      for (let i = 0; i < 60; i++) assert.notEqual((await signIn({ email: 'not-an-address' }, '192.0.2.20')).statusCode, 429, `call ${i + 1}`)
-      for (let i = 0; i < FLOOD; i++) assert.equal((await signIn({ email: 'not-an-address' }, `198.19.${i >> 8}.${i & 255}`)).statusCode, 400)
+      for (let i = 0; i < 60; i++)
+        assert.notEqual((await signIn({ email: 'not-an-address' }, '192.0.2.20')).statusCode, 429, `call ${i + 1}`)
+      for (let i = 0; i < FLOOD; i++)
+        assert.equal((await signIn({ email: 'not-an-address' }, `198.19.${i >> 8}.${i & 255}`)).statusCode, 400)
       problem(await signIn({ email: 'not-an-address' }, '192.0.2.20'), 'rate_limited')
       t.clock.advance(60_000)
       assert.equal((await signIn({ email: 'not-an-address' }, '192.0.2.20')).statusCode, 400)
@@ -49,8 +54,10 @@ describeEachDialect(
       const calls = [
         (address: string) => signIn({ email: 'not-an-address', password: 'x' }, address),
         (address: string) => t.post('/v1/customer/reset_password', { email: uniqueEmail('nobody') }, { headers: from(address) }),
-        (address: string) => t.post('/v1/customer/reset_password/confirm', { token: 'no such token', password: 'long enough' }, { headers: from(address) }),
-        (address: string) => t.post('/reset-password', { token: 'no such token', password: 'long enough' }, { auth: null, headers: from(address) })
+        (address: string) =>
+          t.post('/v1/customer/reset_password/confirm', { token: 'no such token', password: 'long enough' }, { headers: from(address) }),
+        (address: string) =>
+          t.post('/reset-password', { token: 'no such token', password: 'long enough' }, { auth: null, headers: from(address) })
       ]
       for (let i = 1; i <= 60; i++) assert.notEqual((await calls[i % 4]!(`2001:db8:25:1::${i.toString(16)}`)).statusCode, 429, `call ${i}`)
       for (const [n, call] of calls.entries()) {

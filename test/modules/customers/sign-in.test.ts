@@ -22,7 +22,10 @@ describeEachDialect(
     })
 
     it('should answer status success and the customer id for the right e-mail and password', async () => {
-      assert.deepEqual(ok(await signIn({ email: customer.email, password: customer.password })), { status: 'success', customer_id: customer.id })
+      assert.deepEqual(ok(await signIn({ email: customer.email, password: customer.password })), {
+        status: 'success',
+        customer_id: customer.id
+      })
     })
 
     it('should take the same visible password typed in another Unicode form (NFKC)', async () => {
@@ -33,7 +36,7 @@ describeEachDialect(
       problem(await signIn({ ...body, password: 'Creme brulee 2026' }), 'invalid_login')
     })
 
-    it('should count a new password\'s 8 to 128 characters in NFKC, the form it is compared in', async () => {
+    it("should count a new password's 8 to 128 characters in NFKC, the form it is compared in", async () => {
       const sevenDecomposed = 'ë'.repeat(7).normalize('NFD')
       const create = (password: string) => t.post('/v1/customer/create', { email: uniqueEmail('nfkc'), zip: '10001', password })
       assert.deepEqual(problem(await create(sevenDecomposed), 'validation_failed', ['/password']).errors, [
@@ -43,11 +46,17 @@ describeEachDialect(
       problem(await create('\u1100\u1161\u11A8\u1100\u1161\u11A8\u1100\u1161'), 'validation_failed', ['/password'])
       const hundred = 'ë'.repeat(100)
       const created = ok(await create(hundred.normalize('NFD'))) as { customer_id: string; email: string }
-      assert.deepEqual(ok(await signIn({ email: created.email, password: hundred.normalize('NFC') })), { status: 'success', customer_id: created.customer_id })
+      assert.deepEqual(ok(await signIn({ email: created.email, password: hundred.normalize('NFC') })), {
+        status: 'success',
+        customer_id: created.customer_id
+      })
     })
 
     it('should trim and lower-case the e-mail before comparing it', async () => {
-      assert.deepEqual(ok(await signIn({ email: `  ${customer.email.toUpperCase()} `, password: customer.password })), { status: 'success', customer_id: customer.id })
+      assert.deepEqual(ok(await signIn({ email: `  ${customer.email.toUpperCase()} `, password: customer.password })), {
+        status: 'success',
+        customer_id: customer.id
+      })
     })
 
     it('should answer 401 invalid_login, the same for a wrong password and an unknown e-mail, with the Basic challenge (D-11, RFC 9110)', async () => {
@@ -95,7 +104,9 @@ describeEachDialect(
 
     it('should answer 400 for an e-mail that is not an address, and for missing or mistyped fields', async () => {
       const body = problem(await signIn({ email: 'not-an-address', password: 'x' }), 'validation_failed', ['/email'])
-      assert.deepEqual(body.errors, [{ field: '/email', message: 'must be an e-mail address like name@example.com, in ASCII, of at most 254 characters' }])
+      assert.deepEqual(body.errors, [
+        { field: '/email', message: 'must be an e-mail address like name@example.com, in ASCII, of at most 254 characters' }
+      ])
       problem(await signIn({ password: 'x' }), 'validation_failed', ['/email'])
       problem(await signIn({ email: customer.email }), 'validation_failed', ['/password'])
       problem(await signIn({ email: customer.email, password: '' }), 'validation_failed', ['/password'])
@@ -122,7 +133,9 @@ describeEachDialect(
 
     it('should check at most 10 passwords of one e-mail even when 40 guesses arrive at once (D-14)', async () => {
       const victim = await customerWithPassword(t, 'the burst victim password')
-      const answers = await Promise.all(Array.from({ length: 40 }, (_unused, i) => signIn({ email: victim.email, password: `burst guess ${i}` })))
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_unused, i) => signIn({ email: victim.email, password: `burst guess ${i}` }))
+      )
       const statuses = answers.map((answer) => answer.statusCode)
       assert.equal(statuses.filter((status) => status === 401).length, 10, statuses.join(' '))
       assert.equal(statuses.filter((status) => status === 429).length, 30, statuses.join(' '))
@@ -138,7 +151,10 @@ describeEachDialect(
       // Each right sign-in reserves the tenth failure while its password is checked, then gives it back.
       for (let i = 0; i < 5; i++) {
         t.clock.advance(61_000) // past the 60 s credential cache, so every one is checked again
-        assert.deepEqual(ok(await signIn({ email: victim.email, password: victim.password })), { status: 'success', customer_id: victim.id })
+        assert.deepEqual(ok(await signIn({ email: victim.email, password: victim.password })), {
+          status: 'success',
+          customer_id: victim.id
+        })
       }
       problem(await signIn({ email: victim.email, password: 'the tenth slip' }), 'invalid_login')
       problem(await signIn({ email: victim.email, password: victim.password }), 'rate_limited')
@@ -147,7 +163,10 @@ describeEachDialect(
     it('should count failed Basic credentials of a customer as failed sign-ins', async () => {
       const victim = await customerWithPassword(t, 'basic victim password')
       for (let i = 0; i < 10; i++) {
-        problem(await t.post(`/v1/customer/${victim.id}`, undefined, { auth: basic(victim.email, `guess ${i}`), headers: from() }), 'unauthenticated')
+        problem(
+          await t.post(`/v1/customer/${victim.id}`, undefined, { auth: basic(victim.email, `guess ${i}`), headers: from() }),
+          'unauthenticated'
+        )
       }
       problem(await signIn({ email: victim.email, password: victim.password }), 'rate_limited')
       t.clock.advance(15 * 60_000)

@@ -88,7 +88,9 @@ describeEachDialectKeyed('update customer with a payment card (D-34)', (t) => {
   it('should refuse a large card number whose digits cannot be read back exactly', async () => {
     const before = await storedCustomer(t, customer.customer_id)
     const raw = `{"customer":{"customer_id":"${customer.customer_id}","creditcard":{"cc_name":"${NAME}","cc_number":9.876543210987654e18,"cc_expiration":"${card.cc_expiration}","cc_cvv":${CVV},"cc_zip":"02134"}}}`
-    const body = problem(await post('/v1/customer/update', undefined, { raw, contentType: 'application/json' }), 'invalid_card', ['/customer/creditcard/cc_number'])
+    const body = problem(await post('/v1/customer/update', undefined, { raw, contentType: 'application/json' }), 'invalid_card', [
+      '/customer/creditcard/cc_number'
+    ])
     assert.deepEqual(body.errors, [{ field: '/customer/creditcard/cc_number', message: 'must be the digits of the card number' }])
     assert.deepEqual(await storedCustomer(t, customer.customer_id), before)
   })
@@ -99,7 +101,9 @@ describeEachDialectKeyed('update customer with a payment card (D-34)', (t) => {
     for (const missing of fields) {
       const partial = { ...card }
       delete partial[missing]
-      const body = problem(await update({ customer_id: customer.customer_id, creditcard: partial }), 'partial_card', [`/customer/creditcard/${missing}`])
+      const body = problem(await update({ customer_id: customer.customer_id, creditcard: partial }), 'partial_card', [
+        `/customer/creditcard/${missing}`
+      ])
       assert.equal(body.detail, 'A card update must send cc_name, cc_number, cc_expiration, cc_cvv and cc_zip together.')
     }
     problem(
@@ -129,7 +133,9 @@ describeEachDialectKeyed('update customer with a payment card (D-34)', (t) => {
       [{ cc_name: '  ' }, 'cc_name', 'must not be empty']
     ]
     for (const [change, field, message] of cases) {
-      const body = problem(await update({ customer_id: customer.customer_id, creditcard: { ...card, ...change } }), 'invalid_card', [`/customer/creditcard/${field}`])
+      const body = problem(await update({ customer_id: customer.customer_id, creditcard: { ...card, ...change } }), 'invalid_card', [
+        `/customer/creditcard/${field}`
+      ])
       assert.deepEqual(body.errors, [{ field: `/customer/creditcard/${field}`, message }])
       assert.equal(body.detail, `The card is not valid: ${field} ${message}.`)
     }
@@ -149,10 +155,14 @@ describeEachDialectKeyed('update customer with a payment card (D-34)', (t) => {
       ['cc_expiration', 122030],
       ['cc_zip', 2134]
     ] as const) {
-      problem(await update({ customer_id: customer.customer_id, creditcard: { ...card, [field]: value } }), 'validation_failed', [`/customer/creditcard/${field}`])
+      problem(await update({ customer_id: customer.customer_id, creditcard: { ...card, [field]: value } }), 'validation_failed', [
+        `/customer/creditcard/${field}`
+      ])
     }
     problem(await update({ customer_id: customer.customer_id, creditcard: NUMBER }), 'validation_failed', ['/customer/creditcard'])
-    problem(await update({ customer_id: customer.customer_id, creditcard: { ...card, cc_name: 'n'.repeat(101) } }), 'validation_failed', ['/customer/creditcard/cc_name'])
+    problem(await update({ customer_id: customer.customer_id, creditcard: { ...card, cc_name: 'n'.repeat(101) } }), 'validation_failed', [
+      '/customer/creditcard/cc_name'
+    ])
   })
 
   it('should let a customer save a card on their own record only', async () => {

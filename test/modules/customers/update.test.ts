@@ -115,13 +115,18 @@ describeEachDialect('update customer (D-32)', (t) => {
     const { id } = await fullCustomer()
     assert.equal((await updateCustomer(t, { customer_id: id, preference: 'Starch' })).preference, 'Starch')
     assert.equal((await updateCustomer(t, { customer_id: id, preferences: 'No starch' })).preference, 'No starch')
-    assert.equal((await updateCustomer(t, { customer_id: id, preference: 'Tabs\tand\r\nlines', preferences: 'Tabs\tand\r\nlines' })).preference, 'Tabs\tand\r\nlines')
+    assert.equal(
+      (await updateCustomer(t, { customer_id: id, preference: 'Tabs\tand\r\nlines', preferences: 'Tabs\tand\r\nlines' })).preference,
+      'Tabs\tand\r\nlines'
+    )
     assert.equal((await updateCustomer(t, { customer_id: id, preference: 'p'.repeat(1000) })).preference, 'p'.repeat(1000))
   })
 
   it('should answer 400 when preference and preferences differ, or are too long, or hold control characters', async () => {
     const { id, view } = await fullCustomer()
-    const body = problem(await update({ customer_id: id, preference: 'a', preferences: 'b' }), 'validation_failed', ['/customer/preferences'])
+    const body = problem(await update({ customer_id: id, preference: 'a', preferences: 'b' }), 'validation_failed', [
+      '/customer/preferences'
+    ])
     assert.deepEqual(body.errors, [{ field: '/customer/preferences', message: 'must equal preference when both are sent' }])
     problem(await update({ customer_id: id, preference: 'p'.repeat(1001) }), 'validation_failed', ['/customer/preference'])
     problem(await update({ customer_id: id, preferences: 'p'.repeat(1001) }), 'validation_failed', ['/customer/preferences'])
@@ -135,20 +140,24 @@ describeEachDialect('update customer (D-32)', (t) => {
     const moved = await updateCustomer(t, { customer_id: id, address: { zip: '90210-1234' } })
     assert.deepEqual(moved.address, { ...view.address, city: 'Beverly Hills', state: 'CA', zipcode: '90210-1234' })
     problem(await update({ customer_id: id, address: { zip: '00000' } }), 'unknown_zip', ['/customer/address/zip'])
-    for (const zip of ['123', '1234a', 90210, null]) problem(await update({ customer_id: id, address: { zip } }), 'validation_failed', ['/customer/address/zip'])
+    for (const zip of ['123', '1234a', 90210, null])
+      problem(await update({ customer_id: id, address: { zip } }), 'validation_failed', ['/customer/address/zip'])
     assert.deepEqual(await getCustomer(t, id), moved)
   })
 
-  it('should take zipcode, the read shape\'s name, as another name for zip, refusing the two when they differ', async () => {
+  it("should take zipcode, the read shape's name, as another name for zip, refusing the two when they differ", async () => {
     const { id, view } = await fullCustomer()
     // What a client read, sent back with one change, is understood whole.
     const moved = await updateCustomer(t, { customer_id: id, address: { ...view.address, zipcode: '10001' } })
     assert.deepEqual(moved.address, { ...view.address, city: 'New York', state: 'NY', zipcode: '10001' })
     assert.equal((await updateCustomer(t, { customer_id: id, address: { zip: '90210', zipcode: '90210' } })).address.zipcode, '90210')
-    const both = problem(await update({ customer_id: id, address: { zip: '90210', zipcode: '10001' } }), 'validation_failed', ['/customer/address/zipcode'])
+    const both = problem(await update({ customer_id: id, address: { zip: '90210', zipcode: '10001' } }), 'validation_failed', [
+      '/customer/address/zipcode'
+    ])
     assert.deepEqual(both.errors, [{ field: '/customer/address/zipcode', message: 'must equal zip when both are sent' }])
     problem(await update({ customer_id: id, address: { zipcode: '00000' } }), 'unknown_zip', ['/customer/address/zipcode'])
-    for (const zipcode of ['123', 90210, null]) problem(await update({ customer_id: id, address: { zipcode } }), 'validation_failed', ['/customer/address/zipcode'])
+    for (const zipcode of ['123', 90210, null])
+      problem(await update({ customer_id: id, address: { zipcode } }), 'validation_failed', ['/customer/address/zipcode'])
     const cleared = await updateCustomer(t, { customer_id: id, address: { zipcode: '' } })
     assert.deepEqual([cleared.address.zipcode, cleared.address.city, cleared.address.state], ['', '', ''])
   })
@@ -156,21 +165,31 @@ describeEachDialect('update customer (D-32)', (t) => {
   it('should answer 400 for names, streets and apartments too long or with control characters', async () => {
     const { id, view } = await fullCustomer()
     // D-70 "names 100": the full name the wire carries, not each of its parts.
-    const first = problem(await update({ customer_id: id, customer_name: `${'a'.repeat(95)} Smith` }), 'validation_failed', ['/customer/customer_name'])
+    const first = problem(await update({ customer_id: id, customer_name: `${'a'.repeat(95)} Smith` }), 'validation_failed', [
+      '/customer/customer_name'
+    ])
     assert.deepEqual(first.errors, [{ field: '/customer/customer_name', message: 'must be at most 100 characters' }])
     problem(await update({ customer_id: id, customer_name: `John ${'b'.repeat(96)}` }), 'validation_failed', ['/customer/customer_name'])
     problem(await update({ customer_id: id, customer_name: 'a'.repeat(101) }), 'validation_failed', ['/customer/customer_name'])
-    const long = problem(await update({ customer_id: id, customer_name: 'x'.repeat(5000) }), 'validation_failed', ['/customer/customer_name'])
+    const long = problem(await update({ customer_id: id, customer_name: 'x'.repeat(5000) }), 'validation_failed', [
+      '/customer/customer_name'
+    ])
     assert.deepEqual(long.errors, [{ field: '/customer/customer_name', message: 'must be at most 100 characters' }])
     problem(await update({ customer_id: id, customer_name: 'John\u0000Smith' }), 'validation_failed', ['/customer/customer_name'])
     problem(await update({ customer_id: id, customer_name: 7 }), 'validation_failed', ['/customer/customer_name'])
     problem(await update({ customer_id: id, address: { street: 's'.repeat(201) } }), 'validation_failed', ['/customer/address/street'])
-    problem(await update({ customer_id: id, address: { apartment: 'a'.repeat(201) } }), 'validation_failed', ['/customer/address/apartment'])
+    problem(await update({ customer_id: id, address: { apartment: 'a'.repeat(201) } }), 'validation_failed', [
+      '/customer/address/apartment'
+    ])
     problem(await update({ customer_id: id, address: { street: 'line\nbreak' } }), 'validation_failed', ['/customer/address/street'])
     problem(await update({ customer_id: id, address: 'Main St' }), 'validation_failed', ['/customer/address'])
     assert.deepEqual(await getCustomer(t, id), view)
     // The limits themselves are allowed.
-    const longest = await updateCustomer(t, { customer_id: id, customer_name: `${'a'.repeat(49)} ${'b'.repeat(50)}`, address: { street: 's'.repeat(200) } })
+    const longest = await updateCustomer(t, {
+      customer_id: id,
+      customer_name: `${'a'.repeat(49)} ${'b'.repeat(50)}`,
+      address: { street: 's'.repeat(200) }
+    })
     assert.equal(longest.first_name.length + longest.last_name.length + longest.address.street.length, 299)
     // Spaces around and between the words are not counted: they are not stored.
     const padded = await updateCustomer(t, { customer_id: id, customer_name: `  ${'c'.repeat(50)}   ${'d'.repeat(49)}  ` })
@@ -213,7 +232,10 @@ describeEachDialect('update customer (D-32)', (t) => {
       '/customer/creditcard/cc_zip'
     ])
     problem(
-      await update({ ...good, creditcard: { cc_name: 'A B', cc_number: 4111111111111112, cc_expiration: '12/2040', cc_cvv: 123, cc_zip: '02134' } }),
+      await update({
+        ...good,
+        creditcard: { cc_name: 'A B', cc_number: 4111111111111112, cc_expiration: '12/2040', cc_cvv: 123, cc_zip: '02134' }
+      }),
       'invalid_card',
       ['/customer/creditcard/cc_number']
     )
@@ -223,12 +245,11 @@ describeEachDialect('update customer (D-32)', (t) => {
 
   it('should name every field that breaks a rule in one answer', async () => {
     const { id } = await fullCustomer()
-    const body = problem(await update({ customer_id: id, customer_name: `${'n'.repeat(101)}`, email: 'bad', phone: '1', preference: 'a', preferences: 'b' }), 'validation_failed', [
-      '/customer/customer_name',
-      '/customer/email',
-      '/customer/phone',
-      '/customer/preferences'
-    ])
+    const body = problem(
+      await update({ customer_id: id, customer_name: `${'n'.repeat(101)}`, email: 'bad', phone: '1', preference: 'a', preferences: 'b' }),
+      'validation_failed',
+      ['/customer/customer_name', '/customer/email', '/customer/phone', '/customer/preferences']
+    )
     assert.equal(body.detail, 'The request is invalid in 4 places; see errors.')
   })
 
@@ -249,10 +270,22 @@ describeEachDialect('update customer (D-32)', (t) => {
   it("should let a customer update their own record, and answer 404 for another's and change nothing there (D-11)", async () => {
     const me = await customerWithPassword(t)
     const other = await createCustomer(t)
-    const mine = ok(await t.post('/v1/customer/update', { customer: { customer_id: me.id, customer_name: 'Me Myself' } }, { auth: me.auth }))
+    const mine = ok(
+      await t.post('/v1/customer/update', { customer: { customer_id: me.id, customer_name: 'Me Myself' } }, { auth: me.auth })
+    )
     assert.deepEqual(mine, { ...freshView({ customer_id: me.id, email: me.email }), first_name: 'Me', last_name: 'Myself' })
-    const foreign = problem(await t.post('/v1/customer/update', { customer: { customer_id: other.customer_id, customer_name: 'Hijacked' } }, { auth: me.auth }), 'customer_not_found')
-    const missing = problem(await t.post('/v1/customer/update', { customer: { customer_id: 'cus_00000000000000000000000000', customer_name: 'Hijacked' } }, { auth: me.auth }), 'customer_not_found')
+    const foreign = problem(
+      await t.post('/v1/customer/update', { customer: { customer_id: other.customer_id, customer_name: 'Hijacked' } }, { auth: me.auth }),
+      'customer_not_found'
+    )
+    const missing = problem(
+      await t.post(
+        '/v1/customer/update',
+        { customer: { customer_id: 'cus_00000000000000000000000000', customer_name: 'Hijacked' } },
+        { auth: me.auth }
+      ),
+      'customer_not_found'
+    )
     assert.deepEqual(foreign, missing)
     assert.deepEqual(await getCustomer(t, other.customer_id), freshView(other))
   })

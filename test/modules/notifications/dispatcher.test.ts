@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
-import { describeEachDialect } from '../../helpers/app.js'
 import { ManualClock } from '../../../src/common/clock.js'
 import { openDatabase } from '../../../src/db/database.js'
 import type { Channel, DeliveryResult, OutboxDelivery } from '../../../src/modules/notifications/channels/channel.js'
-import { outboxWriter, type OutboxMessage } from '../../../src/modules/notifications/outbox.repository.js'
+import { type OutboxMessage, outboxWriter } from '../../../src/modules/notifications/outbox.repository.js'
+import { describeEachDialect } from '../../helpers/app.js'
 import {
   enqueue,
   insertCustomer,
@@ -18,7 +18,7 @@ import {
   waitForSettled
 } from './factories.js'
 import { Dispatchers, webhookSecret } from './harness.js'
-import { startHttpReceiver, type HttpReceiver } from './receivers.js'
+import { type HttpReceiver, startHttpReceiver } from './receivers.js'
 
 const SECRET = webhookSecret()
 
@@ -63,7 +63,15 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     await enqueue(t, stepMessages(c, 2, ['email']), clock.now())
     await enqueue(
       t,
-      [{ channel: 'email', template: 'password_reset', orderId: null, customerId: loner.id, payload: { email: loner.email, sealed_link: 'x' } }],
+      [
+        {
+          channel: 'email',
+          template: 'password_reset',
+          orderId: null,
+          customerId: loner.id,
+          payload: { email: loner.email, sealed_link: 'x' }
+        }
+      ],
       clock.now()
     )
     const rows = await outboxRows(t)
@@ -73,7 +81,10 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     let a1Failures = 0
     const channel = scriptedChannel(log, (message) => {
       const n = name.get(message.eventId)
-      if (n === 'a1' && a1Failures < 2) return a1Failures++, { kind: 'failed', error: 'receiver down' }
+      if (n === 'a1' && a1Failures < 2) {
+        a1Failures++
+        return { kind: 'failed', error: 'receiver down' }
+      }
       if (n === 'c1') return { kind: 'failed', error: 'gone for good', permanent: true }
       if (n === 'b1') return { kind: 'skipped', reason: 'no address' }
       return { kind: 'delivered' }
@@ -98,7 +109,16 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     assert.deepEqual(await step(), ['a3:delivered'])
     assert.deepEqual(await step(), [])
     const statuses = Object.fromEntries((await outboxRows(t)).map((row) => [name.get(row.event_id), row.status]))
-    assert.deepEqual(statuses, { a1: 'delivered', a2: 'delivered', a3: 'delivered', b1: 'skipped', b2: 'delivered', c1: 'dead', c2: 'delivered', r: 'delivered' })
+    assert.deepEqual(statuses, {
+      a1: 'delivered',
+      a2: 'delivered',
+      a3: 'delivered',
+      b1: 'skipped',
+      b2: 'delivered',
+      c1: 'dead',
+      c2: 'delivered',
+      r: 'delivered'
+    })
   })
 
   it('should emit nothing for a change that rolls back, beside one that commits', async () => {
@@ -127,7 +147,10 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     await waitForSettled(t)
     assert.equal(receiver.requests.length, 1)
     assert.equal((JSON.parse(receiver.requests[0]!.body) as { data: { position_number: string } }).data.position_number, '2')
-    assert.deepEqual((await trackedEntries(t, order.id)).map((e) => e.position), [2])
+    assert.deepEqual(
+      (await trackedEntries(t, order.id)).map((e) => e.position),
+      [2]
+    )
   })
 
   it('should lose nothing when a dispatcher dies mid-delivery: its lease runs out and another delivers each row once', async () => {
@@ -163,7 +186,10 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     // A comes back to life and reports success: its lease is gone, so nothing is recorded twice.
     for (const resolve of stuck) resolve({ kind: 'delivered', onDelivered: async () => assert.fail('A must not write history') })
     await waitFor('A to notice it lost its leases', () => dispatchers.logs.filter((l) => l.includes('outbox lease lost')).length === 3)
-    assert.deepEqual((await trackedEntries(t, orders[0]!.id)).map((e) => e.position), [1, 2])
+    assert.deepEqual(
+      (await trackedEntries(t, orders[0]!.id)).map((e) => e.position),
+      [1, 2]
+    )
     assert.equal((await trackedEntries(t, orders[1]!.id)).length, 1)
     assert.equal((await trackedEntries(t, orders[2]!.id)).length, 1)
     assert.deepEqual(await outboxRows(t), rows)
@@ -175,7 +201,8 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     const orders = []
     for (let i = 0; i < ORDERS; i++) orders.push(await insertOrderFixture(t))
     const messages: OutboxMessage[] = []
-    for (let position = 1; position <= STEPS; position++) for (const order of orders) messages.push(...stepMessages(order, position, ['trak']))
+    for (let position = 1; position <= STEPS; position++)
+      for (const order of orders) messages.push(...stepMessages(order, position, ['trak']))
     await enqueue(t, messages)
 
     const inFlight = new Set<string>()
@@ -215,7 +242,10 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
       assert.ok(rows.every((row) => row.status === 'delivered'))
       assert.equal(overlaps, 0)
       assert.equal(deliveries.size, ORDERS * STEPS)
-      assert.ok([...deliveries.values()].every((n) => n === 1), 'each row delivered exactly once')
+      assert.ok(
+        [...deliveries.values()].every((n) => n === 1),
+        'each row delivered exactly once'
+      )
       for (const order of orders) assert.deepEqual(positions.get(order.public_id), [1, 2, 3], 'in order per transaction')
       const tracked = await t.database.db
         .selectFrom('order_history')
@@ -228,7 +258,9 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     }
   })
 
-  it('should claim past rows another transaction holds locked instead of waiting (FOR UPDATE SKIP LOCKED)', { skip: t.dialect !== 'postgres' && 'PostgreSQL only' }, async () => {
+  it('should claim past rows another transaction holds locked instead of waiting (FOR UPDATE SKIP LOCKED)', {
+    skip: t.dialect !== 'postgres' && 'PostgreSQL only'
+  }, async () => {
     const orders = [await insertOrderFixture(t), await insertOrderFixture(t), await insertOrderFixture(t)]
     for (const order of orders) await enqueue(t, stepMessages(order, 1, ['trak']))
     const [first, ...others] = await outboxRows(t)
@@ -243,11 +275,17 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
         rows.map((row) => row.status),
         ['pending', 'delivered', 'delivered']
       )
-      assert.deepEqual(rows.slice(1).map((row) => row.id), others.map((row) => row.id))
+      assert.deepEqual(
+        rows.slice(1).map((row) => row.id),
+        others.map((row) => row.id)
+      )
       await other.commit().execute()
       assert.equal(await dispatcher.runOnce(), 1, 'the first row once its lock is gone')
     } catch (error) {
-      await other.rollback().execute().catch(() => {})
+      await other
+        .rollback()
+        .execute()
+        .catch(() => {})
       throw error
     }
   })
@@ -301,18 +339,22 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     const dispatcher = dispatchers.create({ channels: { email }, options: { deliveryTimeoutMs: 50_000 } })
     dispatcher.start()
     // The other orders' e-mails and then their tracking entries go out while the first e-mail hangs.
-    for (const order of others) await waitFor('the other orders to be tracked', async () => (await trackedEntries(t, order.id)).length === 1)
+    for (const order of others)
+      await waitFor('the other orders to be tracked', async () => (await trackedEntries(t, order.id)).length === 1)
     const rows = await outboxRows(t)
     assert.deepEqual(
       rows.map((row) => [row.order_id, row.channel, row.status]),
       [
         [stuck.id, 'email', 'pending'],
         [stuck.id, 'trak', 'pending'],
-        ...others.flatMap((order) => [[order.id, 'email', 'delivered'], [order.id, 'trak', 'delivered']])
+        ...others.flatMap((order) => [
+          [order.id, 'email', 'delivered'],
+          [order.id, 'trak', 'delivered']
+        ])
       ]
     )
     assert.equal(rows[0]!.claimed_by, dispatcher.id)
-    assert.equal(rows[1]!.claimed_by, null, 'the hanging order\'s next row waits for it (D-60)')
+    assert.equal(rows[1]!.claimed_by, null, "the hanging order's next row waits for it (D-60)")
     release()
     await waitForSettled(t)
     assert.equal((await trackedEntries(t, stuck.id)).length, 1)
@@ -347,7 +389,10 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
     const order = await insertOrderFixture(t)
     await enqueue(t, stepMessages(order, 1, ['trak']))
     receiver.answer = () => 'hang'
-    const dispatcher = dispatchers.create({ settings: { webhookUrl: receiver.url, webhookSecret: SECRET }, options: { deliveryTimeoutMs: 200 } })
+    const dispatcher = dispatchers.create({
+      settings: { webhookUrl: receiver.url, webhookSecret: SECRET },
+      options: { deliveryTimeoutMs: 200 }
+    })
     assert.equal(await dispatcher.runOnce(), 1)
     const [row] = await outboxRows(t)
     assert.equal(row!.status, 'pending')

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, afterEach, before, beforeEach, it } from 'node:test'
-import { describeEachDialect } from '../../helpers/app.js'
 import { encrypt } from '../../../src/common/crypto.js'
+import { describeEachDialect } from '../../helpers/app.js'
 import { enqueue, insertCustomer, insertOrderFixture, outboxRows, resetOutbox, stepMessages, waitFor } from './factories.js'
 import { DATA_KEY, Dispatchers } from './harness.js'
-import { parseMail, startSmtpReceiver, type SmtpReceiver } from './receivers.js'
+import { parseMail, type SmtpReceiver, startSmtpReceiver } from './receivers.js'
 
 const STEPS = ['Picked up', 'Washing <hot> & "dry"', 'Delivered']
 
@@ -94,7 +94,13 @@ describeEachDialect('outbox email channel (D-60, D-36)', (t) => {
     const link = `http://localhost:3000/reset-password?token=${token}&x=1`
     const sealed = encrypt(DATA_KEY, link)
     await enqueue(t, [
-      { channel: 'email', template: 'password_reset', orderId: null, customerId: customer.id, payload: { email: customer.email, sealed_link: sealed } }
+      {
+        channel: 'email',
+        template: 'password_reset',
+        orderId: null,
+        customerId: customer.id,
+        payload: { email: customer.email, sealed_link: sealed }
+      }
     ])
     const dispatcher = dispatchers.create({ settings: { smtpUrl: smtp.url } })
     assert.equal(await dispatcher.runOnce(), 1)
@@ -120,7 +126,13 @@ describeEachDialect('outbox email channel (D-60, D-36)', (t) => {
     const customer = await insertCustomer(t)
     const sealed = encrypt(Buffer.alloc(32, 7), 'http://localhost:3000/reset-password?token=abc')
     await enqueue(t, [
-      { channel: 'email', template: 'password_reset', orderId: null, customerId: customer.id, payload: { email: customer.email, sealed_link: sealed } }
+      {
+        channel: 'email',
+        template: 'password_reset',
+        orderId: null,
+        customerId: customer.id,
+        payload: { email: customer.email, sealed_link: sealed }
+      }
     ])
     const dispatcher = dispatchers.create({ settings: { smtpUrl: smtp.url } })
     assert.equal(await dispatcher.runOnce(), 1)
@@ -181,20 +193,26 @@ describeEachDialect('outbox email channel (D-60, D-36)', (t) => {
   it('should send the e-mails of other orders while a few recipients are never answered (SMTP connections as many as e-mails in flight)', async () => {
     const stuck = []
     for (let i = 0; i < 4; i++) stuck.push(await insertOrderFixture(t, { email: `tarpit${i}@example.com` }, STEPS))
-    const others = [await insertOrderFixture(t, { email: 'one@example.com' }, STEPS), await insertOrderFixture(t, { email: 'two@example.com' }, STEPS)]
+    const others = [
+      await insertOrderFixture(t, { email: 'one@example.com' }, STEPS),
+      await insertOrderFixture(t, { email: 'two@example.com' }, STEPS)
+    ]
     for (const order of stuck) await enqueue(t, stepMessages(order, 1, ['email']))
     smtp.refuseRecipient = (address) => (address.startsWith('tarpit') ? 'hang' : undefined)
     const dispatcher = dispatchers.create({ settings: { smtpUrl: smtp.url }, options: { deliveryTimeoutMs: 50_000 } })
     dispatcher.start()
     await waitFor('four recipients hanging', () => smtp.hanging.length === 4)
     for (const order of others) await enqueue(t, stepMessages(order, 1, ['email']))
-    await waitFor('the other orders\' e-mails', () => smtp.messages.length === 2)
+    await waitFor("the other orders' e-mails", () => smtp.messages.length === 2)
     assert.deepEqual(smtp.messages.map((mail) => mail.to).sort(), [['one@example.com'], ['two@example.com']])
     // The receiver has the e-mails a moment before their outcomes are recorded.
     const rows = await waitFor('the two deliveries recorded', async () => {
       const now = await outboxRows(t)
       return now.filter((row) => row.status === 'delivered').length === 2 && now
     })
-    assert.deepEqual(rows.map((row) => row.status), ['pending', 'pending', 'pending', 'pending', 'delivered', 'delivered'])
+    assert.deepEqual(
+      rows.map((row) => row.status),
+      ['pending', 'pending', 'pending', 'pending', 'delivered', 'delivered']
+    )
   })
 })

@@ -1,9 +1,9 @@
 import { randomBytes, randomInt } from 'node:crypto'
-import type { TestApp } from '../../helpers/app.js'
-import { newId } from '../../../src/common/ids.js'
-import { outboxWriter, type OutboxMessage } from '../../../src/modules/notifications/outbox.repository.js'
-import type { OutboxChannel, OutboxTable } from '../../../src/modules/notifications/outbox.table.js'
 import type { Selectable } from 'kysely'
+import { newId } from '../../../src/common/ids.js'
+import { type OutboxMessage, outboxWriter } from '../../../src/modules/notifications/outbox.repository.js'
+import type { OutboxChannel, OutboxTable } from '../../../src/modules/notifications/outbox.table.js'
+import type { TestApp } from '../../helpers/app.js'
 
 // Rows are made directly with Kysely: the customers and orders modules are written beside this one,
 // and these tests need only rows, not their use cases.
@@ -72,7 +72,11 @@ export async function insertCustomer(t: TestApp, fields: Partial<Omit<TestCustom
 }
 
 /** Inserts a service with one step per description. */
-export async function insertService(t: TestApp, descriptions: string[] = ['Picked up', 'Washing', 'Delivered'], name?: string): Promise<TestService> {
+export async function insertService(
+  t: TestApp,
+  descriptions: string[] = ['Picked up', 'Washing', 'Delivered'],
+  name?: string
+): Promise<TestService> {
   const serviceName = name ?? `Wash ${unique()}`
   return t.database.unitOfWork.run(async (trx) => {
     const service = await trx
@@ -193,7 +197,11 @@ export async function resetOutbox(t: TestApp): Promise<void> {
  * Resolves once `check` returns a value other than undefined or false; polls, with a generous
  * time-out so a loaded machine is slow rather than failing.
  */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 30_000
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()

@@ -1,16 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { TestApp } from '../../helpers/app.js'
-import { createDispatcher, type NotificationSettings } from '../../../src/modules/notifications/index.js'
-import type { Dispatcher } from '../../../src/modules/notifications/outbox.dispatcher.js'
-import type { DispatcherOptions } from '../../../src/modules/notifications/outbox.dispatcher.js'
-import type { ChannelSet } from '../../../src/modules/notifications/channels/channel.js'
 import type { Clock } from '../../../src/common/clock.js'
 import type { Database } from '../../../src/db/database.js'
+import type { ChannelSet } from '../../../src/modules/notifications/channels/channel.js'
+import { createDispatcher, type NotificationSettings } from '../../../src/modules/notifications/index.js'
+import type { Dispatcher, DispatcherOptions } from '../../../src/modules/notifications/outbox.dispatcher.js'
 import { createLogger } from '../../../src/platform/logger.js'
+import type { TestApp } from '../../helpers/app.js'
 
 /** The data key the tests seal reset links with; the dispatchers they build unseal with it. */
 export const DATA_KEY = randomBytes(32)
@@ -87,9 +86,25 @@ export async function metricValue(t: TestApp, series: string): Promise<number> {
 // Variables of the service (D-02) and of the test runner that a child must not inherit by accident;
 // NODE_TEST_CONTEXT would make the child report to this test runner instead of running.
 const NOT_INHERITED = [
-  'PORT', 'HOST', 'DATABASE_URL', 'DATA_DIR', 'TIME_ZONE', 'PUBLIC_URL', 'SMTP_URL', 'MAIL_FROM', 'SMS_WEBHOOK_URL',
-  'WEBHOOK_URL', 'WEBHOOK_SECRET', 'BOOTSTRAP_API_KEY', 'CARD_ENCRYPTION_KEY', 'LOG_LEVEL', 'TRUST_PROXY',
-  'DISPATCHER', 'NODE_ENV', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS'
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'DATA_DIR',
+  'TIME_ZONE',
+  'PUBLIC_URL',
+  'SMTP_URL',
+  'MAIL_FROM',
+  'SMS_WEBHOOK_URL',
+  'WEBHOOK_URL',
+  'WEBHOOK_SECRET',
+  'BOOTSTRAP_API_KEY',
+  'CARD_ENCRYPTION_KEY',
+  'LOG_LEVEL',
+  'TRUST_PROXY',
+  'DISPATCHER',
+  'NODE_ENV',
+  'NODE_TEST_CONTEXT',
+  'NODE_OPTIONS'
 ]
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
@@ -105,7 +120,11 @@ export class Cli {
   constructor(args: readonly string[], env: Record<string, string>) {
     const base: NodeJS.ProcessEnv = { ...process.env }
     for (const name of NOT_INHERITED) delete base[name]
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env: { ...base, ...env },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => this.stdout.push(...chunk.split('\n').filter((l) => l !== '')))
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => this.stderr.push(...chunk.split('\n').filter((l) => l !== '')))
     this.exited = new Promise((resolve) => this.child.on('close', (code, signal) => resolve(code ?? signal ?? 'unknown')))
@@ -122,7 +141,11 @@ export class Cli {
   }
 
   /** Runs a command to its end (generous time-out: tsx starts slowly on a loaded machine). */
-  static async run(args: readonly string[], env: Record<string, string>, timeoutMs = 90_000): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  static async run(
+    args: readonly string[],
+    env: Record<string, string>,
+    timeoutMs = 90_000
+  ): Promise<{ code: number | string; stdout: string; stderr: string }> {
     const cli = new Cli(args, env)
     let timer: NodeJS.Timeout | undefined
     const code = await Promise.race([

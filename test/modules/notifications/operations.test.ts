@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
-import { describeEachDialect } from '../../helpers/app.js'
 import { loadConfig } from '../../../src/config.js'
 import { outboxWriter } from '../../../src/modules/notifications/outbox.repository.js'
-import { startServer } from '../../../src/server.js'
 import { createLogger } from '../../../src/platform/logger.js'
+import { startServer } from '../../../src/server.js'
+import { describeEachDialect } from '../../helpers/app.js'
 import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries, waitFor } from './factories.js'
 import { Dispatchers, metricValue, webhookSecret } from './harness.js'
 import { startHttpReceiver } from './receivers.js'
@@ -20,11 +20,18 @@ describeEachDialect('outbox operations: /metrics and the in-process dispatcher (
 
     const response = await t.app.inject({ method: 'GET', url: '/metrics' })
     assert.equal(response.statusCode, 200)
-    for (const name of ['outbox_backlog', 'outbox_deliveries_total', 'outbox_failures_total', 'outbox_dead_letters_total', 'outbox_skipped_total']) {
+    for (const name of [
+      'outbox_backlog',
+      'outbox_deliveries_total',
+      'outbox_failures_total',
+      'outbox_dead_letters_total',
+      'outbox_skipped_total'
+    ]) {
       assert.match(response.body, new RegExp(`^# TYPE ${name} (gauge|counter)$`, 'm'))
     }
     for (const channel of ['email', 'text', 'trak']) {
-      for (const status of ['pending', 'dead']) assert.match(response.body, new RegExp(`^outbox_backlog\\{channel="${channel}",status="${status}"\\} \\d+$`, 'm'))
+      for (const status of ['pending', 'dead'])
+        assert.match(response.body, new RegExp(`^outbox_backlog\\{channel="${channel}",status="${status}"\\} \\d+$`, 'm'))
     }
     assert.equal(await metricValue(t, 'outbox_backlog{channel="trak",status="pending"}'), 2)
     assert.equal(await metricValue(t, 'outbox_backlog{channel="email",status="pending"}'), 1)
@@ -32,7 +39,12 @@ describeEachDialect('outbox operations: /metrics and the in-process dispatcher (
     const delivered = await metricValue(t, 'outbox_deliveries_total{channel="trak"}')
     const skipped = await metricValue(t, 'outbox_skipped_total{channel="text"}')
     dispatchers.create().start()
-    await waitFor('the backlog to drain', async () => (await metricValue(t, 'outbox_backlog{channel="trak",status="pending"}')) === 0 && (await metricValue(t, 'outbox_backlog{channel="email",status="pending"}')) === 0)
+    await waitFor(
+      'the backlog to drain',
+      async () =>
+        (await metricValue(t, 'outbox_backlog{channel="trak",status="pending"}')) === 0 &&
+        (await metricValue(t, 'outbox_backlog{channel="email",status="pending"}')) === 0
+    )
     await dispatchers.stopAll()
     assert.equal(await metricValue(t, 'outbox_deliveries_total{channel="trak"}'), delivered + 2)
     assert.equal(await metricValue(t, 'outbox_skipped_total{channel="text"}'), skipped + 1)
@@ -57,7 +69,9 @@ describeEachDialect('outbox operations: /metrics and the in-process dispatcher (
     try {
       const order = await insertOrderFixture(t)
       // Written through the server's own connection, as its use cases write (one writer on SQLite).
-      await server.database.unitOfWork.run((trx) => outboxWriter(server.database.db).enqueue(trx, stepMessages(order, 1, ['trak']), Date.now()))
+      await server.database.unitOfWork.run((trx) =>
+        outboxWriter(server.database.db).enqueue(trx, stepMessages(order, 1, ['trak']), Date.now())
+      )
       await waitFor('the in-process dispatcher to deliver', async () => (await outboxRows(t))[0]?.status === 'delivered')
       assert.equal(receiver.requests.length, 1)
       new Webhook(secret).verify(receiver.requests[0]!.body, receiver.requests[0]!.headers as Record<string, string>)

@@ -110,7 +110,12 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
-      const received: ReceivedRequest = { url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() }
+      const received: ReceivedRequest = {
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: Date.now()
+      }
       const index = receiver.requests.push(received) - 1
       void Promise.resolve(receiver.answer(received, index)).then((answer) => {
         if (answer === 'hang') {
@@ -137,9 +142,7 @@ export interface ParsedMail {
 
 function decodeWords(value: string): string {
   return value.replace(/=\?utf-8\?([bq])\?([^?]*)\?=\s*/gi, (_all, encoding: string, text: string) =>
-    encoding.toLowerCase() === 'b'
-      ? Buffer.from(text, 'base64').toString('utf8')
-      : decodeQuotedPrintable(text.replace(/_/g, ' '))
+    encoding.toLowerCase() === 'b' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' '))
   )
 }
 
@@ -182,7 +185,13 @@ export function parseMail(raw: string): ParsedMail {
   const { headers, body } = splitEntity(raw)
   const mail: ParsedMail = { headers, text: '', html: '' }
   const boundary = /boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1]
-  const parts = boundary === undefined ? [{ headers, body }] : body.split(`--${boundary}`).slice(1, -1).map((part) => splitEntity(part.replace(/^\n/, '')))
+  const parts =
+    boundary === undefined
+      ? [{ headers, body }]
+      : body
+          .split(`--${boundary}`)
+          .slice(1, -1)
+          .map((part) => splitEntity(part.replace(/^\n/, '')))
   for (const part of parts) {
     const type = (part.headers['content-type'] ?? 'text/plain').toLowerCase()
     const decoded = decodeBody(part.headers, part.body).replace(/\n$/, '')

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { after, afterEach, before, beforeEach, it } from 'node:test'
-import { describeEachDialect } from '../../helpers/app.js'
 import { ManualClock } from '../../../src/common/clock.js'
 import { outboxOperations } from '../../../src/modules/notifications/outbox.operations.js'
+import { describeEachDialect } from '../../helpers/app.js'
 import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages } from './factories.js'
 import { Dispatchers, metricValue } from './harness.js'
-import { startHttpReceiver, type HttpReceiver } from './receivers.js'
+import { type HttpReceiver, startHttpReceiver } from './receivers.js'
 
 describeEachDialect('outbox text channel (D-60)', (t) => {
   const dispatchers = new Dispatchers(t)
@@ -87,7 +87,7 @@ describeEachDialect('outbox text channel (D-60)', (t) => {
     assert.equal(await metricValue(t, 'outbox_skipped_total{channel="text"}'), skippedBefore + 1)
   })
 
-  it('should wait at least as long as a gateway\'s Retry-After asks (seconds or a date), at most the longest backoff', async () => {
+  it("should wait at least as long as a gateway's Retry-After asks (seconds or a date), at most the longest backoff", async () => {
     const clock = new ManualClock(t.clock.now())
     const orders = [await insertOrderFixture(t), await insertOrderFixture(t), await insertOrderFixture(t)]
     for (const order of orders) await enqueue(t, stepMessages(order, 1, ['text']), clock.now())
@@ -171,7 +171,11 @@ describeEachDialect('outbox text channel (D-60)', (t) => {
     gateway.answer = () => 500
     const order = await insertOrderFixture(t)
     await enqueue(t, stepMessages(order, 1, ['text']), clock.now())
-    const dispatcher = dispatchers.create({ settings: { smsWebhookUrl: gateway.url }, clock, options: { retry: { baseDelayMs: 10, maxDelayMs: 10, maxAttempts: 2 } } })
+    const dispatcher = dispatchers.create({
+      settings: { smsWebhookUrl: gateway.url },
+      clock,
+      options: { retry: { baseDelayMs: 10, maxDelayMs: 10, maxAttempts: 2 } }
+    })
     assert.equal(await dispatcher.runOnce(), 1)
     clock.advance(10)
     assert.equal(await dispatcher.runOnce(), 1)

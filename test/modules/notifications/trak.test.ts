@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
+import { ManualClock } from '../../../src/common/clock.js'
+import { linkTrackedEntries } from '../../../src/db/migrations/0011_history_follows.js'
+import { dispatcherOptions } from '../../../src/modules/notifications/outbox.dispatcher.js'
+import { outboxOperations } from '../../../src/modules/notifications/outbox.operations.js'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
-import { ManualClock } from '../../../src/common/clock.js'
-import { linkTrackedEntries } from '../../../src/db/migrations/0011_history_follows.js'
 import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries } from './factories.js'
 import { Dispatchers, webhookSecret } from './harness.js'
-import { dispatcherOptions } from '../../../src/modules/notifications/outbox.dispatcher.js'
-import { outboxOperations } from '../../../src/modules/notifications/outbox.operations.js'
-import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './receivers.js'
+import { type HttpReceiver, type ReceivedRequest, startHttpReceiver } from './receivers.js'
 
 const SECRET = webhookSecret()
 
@@ -87,7 +87,9 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     // Another secret does not verify it.
     assert.throws(() => verified(request!, webhookSecret()), /No matching signature/)
     assert.equal(row!.status, 'delivered')
-    assert.deepEqual(await trackedEntries(t, order.id), [{ type: 'tracked', actor: 'system', position: 3, description: 'Delivered', at: entered }])
+    assert.deepEqual(await trackedEntries(t, order.id), [
+      { type: 'tracked', actor: 'system', position: 3, description: 'Delivered', at: entered }
+    ])
   })
 
   it('should send the credentials of a WEBHOOK_URL with user:password@ as HTTP Basic, beside the signature', async () => {
@@ -118,7 +120,9 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     assert.equal(failed!.attempts, 1)
     assert.equal(failed!.last_error, 'the webhook receiver answered HTTP 500')
     // D-60: the history entry does not depend on the webhook.
-    assert.deepEqual(await trackedEntries(t, order.id), [{ type: 'tracked', actor: 'system', position: 1, description: 'Picked up', at: entered }])
+    assert.deepEqual(await trackedEntries(t, order.id), [
+      { type: 'tracked', actor: 'system', position: 1, description: 'Picked up', at: entered }
+    ])
 
     clock.set(failed!.next_attempt_at)
     assert.equal(await dispatcher.runOnce(), 1)
@@ -160,7 +164,9 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     assert.equal(retried.done, true)
     assert.equal(await dispatcher.runOnce(), 1)
     assert.equal((await outboxRows(t))[0]!.status, 'delivered')
-    assert.deepEqual(await trackedEntries(t, order.id), [{ type: 'tracked', actor: 'system', position: 2, description: 'Washing', at: entered }])
+    assert.deepEqual(await trackedEntries(t, order.id), [
+      { type: 'tracked', actor: 'system', position: 2, description: 'Washing', at: entered }
+    ])
   })
 
   it('should list a tracked entry written after a later change in its place by time, in the history and on the tracking page (D-56)', async () => {
@@ -192,7 +198,10 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     const status = await t.post(`/track/${token}/status`, undefined, { auth: null })
     assert.equal(status.statusCode, 200, status.body)
     const timeline = (status.json() as { history: Array<{ type: string }> }).history
-    assert.deepEqual(timeline.map((entry) => entry.type), ['tracked', 'moved'])
+    assert.deepEqual(
+      timeline.map((entry) => entry.type),
+      ['tracked', 'moved']
+    )
   })
 
   it('should list each tracked entry right after the step entry it announces, though later moves came in the same millisecond (D-56)', async () => {
@@ -208,7 +217,8 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     const order = await (async () => {
       try {
         const created = await createOrder(t, customer.id, `Same millisecond ${t.dialect}`)
-        for (let i = 0; i < 3; i++) ok(await t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: created.transaction_id }))
+        for (let i = 0; i < 3; i++)
+          ok(await t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: created.transaction_id }))
         return created
       } finally {
         t.clock.thaw()
@@ -225,11 +235,19 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
       ['tracked', '4', 'system']
     ]
     const history = ok(await t.post(`/v1/transaction/${order.transaction_id}/history`)) as { history: Array<Record<string, string>> }
-    assert.deepEqual(history.history.map((entry) => [entry.type, entry.position_number, entry.actor]), expected)
+    assert.deepEqual(
+      history.history.map((entry) => [entry.type, entry.position_number, entry.actor]),
+      expected
+    )
     assert.ok(history.history.every((entry) => entry.at === history.history[0]!.at))
     const link = ok(await t.post(`/v1/transaction/${order.transaction_id}/tracking`)) as { tracking_url: string }
-    const status = ok(await t.post(`${new URL(link.tracking_url).pathname}/status`, undefined, { auth: null })) as { history: Array<{ type: string; position_number: string }> }
-    assert.deepEqual(status.history.map((entry) => [entry.type, entry.position_number]), expected.map(([type, position]) => [type, position]))
+    const status = ok(await t.post(`${new URL(link.tracking_url).pathname}/status`, undefined, { auth: null })) as {
+      history: Array<{ type: string; position_number: string }>
+    }
+    assert.deepEqual(
+      status.history.map((entry) => [entry.type, entry.position_number]),
+      expected.map(([type, position]) => [type, position])
+    )
   })
 
   it('should place the tracked entries of an older release in the same way: those written before the upgrade by migration 0011, those pending at it when delivered', async () => {
@@ -244,7 +262,8 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     const order = await (async () => {
       try {
         const created = await createOrder(t, customer.id, `Upgraded ${t.dialect}`)
-        for (let i = 0; i < 3; i++) ok(await t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: created.transaction_id }))
+        for (let i = 0; i < 3; i++)
+          ok(await t.post('/v1/transaction/move', { customer_id: customer.id, transaction_id: created.transaction_id }))
         return created
       } finally {
         t.clock.thaw()
@@ -257,7 +276,7 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     await t.database.db.updateTable('order_history').set({ follows: null }).where('type', '=', 'tracked').execute()
     await t.database.db.updateTable('outbox').set({ history_id: null }).where('status', '=', 'pending').execute()
     const read = async () =>
-      ((ok(await t.post(`/v1/transaction/${order.transaction_id}/history`)) as { history: Array<Record<string, string>> }).history).map(
+      (ok(await t.post(`/v1/transaction/${order.transaction_id}/history`)) as { history: Array<Record<string, string>> }).history.map(
         (entry) => `${entry.type} ${entry.position_number}`
       )
     assert.deepEqual(await read(), ['created 1', 'moved 2', 'moved 3', 'moved 4', 'tracked 2'], 'as the old release listed it')

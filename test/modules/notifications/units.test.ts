@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { retryAfter } from '../../../src/modules/notifications/channels/http.js'
 import { ConfigError, loadConfig } from '../../../src/config.js'
-import { describeError } from '../../../src/modules/notifications/channels/errors.js'
 import { escapeHtml, stepEmail } from '../../../src/modules/notifications/channels/email.templates.js'
+import { describeError } from '../../../src/modules/notifications/channels/errors.js'
+import { retryAfter } from '../../../src/modules/notifications/channels/http.js'
 import { stepText } from '../../../src/modules/notifications/channels/text.channel.js'
 import { DEFAULT_RETRY_POLICY, retryDelay } from '../../../src/modules/notifications/outbox.backoff.js'
 
@@ -18,12 +18,30 @@ const PAYLOAD = {
 
 describe('outbox backoff (D-60)', () => {
   it('should double from 1 s with jitter in the upper half of each ceiling, capped at 1 h', () => {
-    assert.equal(retryDelay(1, DEFAULT_RETRY_POLICY, () => 0), 500)
-    assert.equal(retryDelay(1, DEFAULT_RETRY_POLICY, () => 0.999999), 999)
-    assert.equal(retryDelay(4, DEFAULT_RETRY_POLICY, () => 0), 4000)
-    assert.equal(retryDelay(9, DEFAULT_RETRY_POLICY, () => 0.5), 192_000)
-    assert.equal(retryDelay(40, DEFAULT_RETRY_POLICY, () => 0), 1_800_000)
-    assert.equal(retryDelay(5000, DEFAULT_RETRY_POLICY, () => 0.999999), 3_599_998)
+    assert.equal(
+      retryDelay(1, DEFAULT_RETRY_POLICY, () => 0),
+      500
+    )
+    assert.equal(
+      retryDelay(1, DEFAULT_RETRY_POLICY, () => 0.999999),
+      999
+    )
+    assert.equal(
+      retryDelay(4, DEFAULT_RETRY_POLICY, () => 0),
+      4000
+    )
+    assert.equal(
+      retryDelay(9, DEFAULT_RETRY_POLICY, () => 0.5),
+      192_000
+    )
+    assert.equal(
+      retryDelay(40, DEFAULT_RETRY_POLICY, () => 0),
+      1_800_000
+    )
+    assert.equal(
+      retryDelay(5000, DEFAULT_RETRY_POLICY, () => 0.999999),
+      3_599_998
+    )
     assert.equal(DEFAULT_RETRY_POLICY.maxAttempts, 10)
   })
 
@@ -60,7 +78,9 @@ describe('outbox message texts (D-60)', () => {
   })
 
   it('should describe errors in one line without URLs', () => {
-    const error = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) })
+    const error = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' })
+    })
     assert.equal(describeError(error), 'fetch failed: connect ECONNREFUSED 127.0.0.1:9')
     assert.equal(describeError(new Error('bad https://user:pw@example.com/x?token=1 here')), 'bad [url] here')
     assert.equal(describeError(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), 'delivery timed out')
@@ -75,11 +95,14 @@ describe('MAIL_FROM (D-02)', () => {
   })
 
   it('should stop the start with one line for anything else', () => {
-    assert.throws(() => loadConfig({ MAIL_FROM: 'not an address' }), (error: unknown) => {
-      assert.ok(error instanceof ConfigError)
-      assert.equal(error.message, 'MAIL_FROM must be an e-mail address or "Display Name <address>" (got "not an address")')
-      return true
-    })
+    assert.throws(
+      () => loadConfig({ MAIL_FROM: 'not an address' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError)
+        assert.equal(error.message, 'MAIL_FROM must be an e-mail address or "Display Name <address>" (got "not an address")')
+        return true
+      }
+    )
     assert.throws(() => loadConfig({ MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' }), ConfigError)
   })
 })
@@ -92,6 +115,7 @@ describe('Retry-After (RFC 9110) of a gateway or webhook answer', () => {
     assert.equal(retryAfter('2026', now), 2_026_000)
     assert.equal(retryAfter('Wed, 25 Nov 2026 10:05:00 GMT', now), 300_000)
     assert.equal(retryAfter('Wed, 25 Nov 2026 09:00:00 GMT', now), 0, 'a date in the past: no wait')
-    for (const bad of [null, '', '-5', '1.5', 'soon', '9999999999', 'in 5 minutes']) assert.equal(retryAfter(bad, now), undefined, String(bad))
+    for (const bad of [null, '', '-5', '1.5', 'soon', '9999999999', 'in 5 minutes'])
+      assert.equal(retryAfter(bad, now), undefined, String(bad))
   })
 })

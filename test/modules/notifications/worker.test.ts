@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
-import { describeEachDialect } from '../../helpers/app.js'
 import { ManualClock } from '../../../src/common/clock.js'
 import { encrypt } from '../../../src/common/crypto.js'
+import { describeEachDialect } from '../../helpers/app.js'
 import { enqueue, insertCustomer, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries, waitFor } from './factories.js'
 import { Cli, cliEnv, DATA_KEY, Dispatchers, webhookSecret } from './harness.js'
-import { startHttpReceiver, type HttpReceiver } from './receivers.js'
+import { type HttpReceiver, startHttpReceiver } from './receivers.js'
 
 const SECRET = webhookSecret()
 
@@ -37,8 +37,14 @@ describeEachDialect('service-ordering worker and outbox commands (D-61, D-90)', 
       assert.equal((await trackedEntries(t, order.id)).length, 1)
       worker.kill('SIGTERM')
       assert.equal(await worker.exited, 0, worker.output)
-      assert.ok(worker.stdout.some((line) => line.includes('outbox dispatcher is running')), worker.output)
-      assert.ok(worker.stdout.some((line) => line.includes('"msg":"stopped"')), worker.output)
+      assert.ok(
+        worker.stdout.some((line) => line.includes('outbox dispatcher is running')),
+        worker.output
+      )
+      assert.ok(
+        worker.stdout.some((line) => line.includes('"msg":"stopped"')),
+        worker.output
+      )
     } finally {
       worker.kill('SIGKILL')
     }
@@ -78,7 +84,8 @@ describeEachDialect('service-ordering worker and outbox commands (D-61, D-90)', 
       worker.kill('SIGTERM')
       assert.equal(await worker.exited, 0, worker.output)
       // D-73: every line it wrote is JSON (Fastify's deprecation warnings are plain text).
-      for (const line of [...worker.stdout, ...worker.stderr].filter((l) => l.trim() !== '')) assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`)
+      for (const line of [...worker.stdout, ...worker.stderr].filter((l) => l.trim() !== ''))
+        assert.doesNotThrow(() => JSON.parse(line), `not JSON: ${line}`)
     } finally {
       worker.kill('SIGKILL')
     }
@@ -121,12 +128,24 @@ describeEachDialect('service-ordering worker and outbox commands (D-61, D-90)', 
     const sealed = encrypt(DATA_KEY, 'http://localhost:3000/reset-password?token=secret-token-value')
     await enqueue(
       t,
-      [{ channel: 'email', template: 'password_reset', orderId: null, customerId: customer.id, payload: { email: customer.email, sealed_link: sealed } }],
+      [
+        {
+          channel: 'email',
+          template: 'password_reset',
+          orderId: null,
+          customerId: customer.id,
+          payload: { email: customer.email, sealed_link: sealed }
+        }
+      ],
       Date.now()
     )
     const [row] = await outboxRows(t)
     await t.database.unitOfWork.run((trx) =>
-      trx.updateTable('outbox').set({ status: 'dead', attempts: 10, last_error: 'the SMTP server said no' }).where('id', '=', row!.id).execute()
+      trx
+        .updateTable('outbox')
+        .set({ status: 'dead', attempts: 10, last_error: 'the SMTP server said no' })
+        .where('id', '=', row!.id)
+        .execute()
     )
     const env = cliEnv(t)
 
@@ -135,7 +154,10 @@ describeEachDialect('service-ordering worker and outbox commands (D-61, D-90)', 
     const lines = list.stdout.split('\n')
     assert.match(lines[0]!, /^ID\s+EVENT_ID\s+CHANNEL\s+TEMPLATE\s+STATUS\s+FAILURES\s+NEXT_ATTEMPT\s+LAST_ERROR$/)
     assert.equal(lines.length, 2)
-    assert.match(lines[1]!, new RegExp(`^${row!.id}\\s+${row!.event_id}\\s+email\\s+password_reset\\s+dead\\s+10\\s+-\\s+the SMTP server said no$`))
+    assert.match(
+      lines[1]!,
+      new RegExp(`^${row!.id}\\s+${row!.event_id}\\s+email\\s+password_reset\\s+dead\\s+10\\s+-\\s+the SMTP server said no$`)
+    )
     assert.ok(!list.stdout.includes(sealed) && !list.stdout.includes('secret-token-value') && !list.stdout.includes(customer.email))
 
     const retry = await Cli.run(['outbox', 'retry', String(row!.id)], env)

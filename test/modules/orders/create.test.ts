@@ -52,7 +52,16 @@ describeEachDialect('create transaction (D-50)', (t) => {
 
   it('should accept timestamps as digit text, the service name in any case, and note as another name for notes', async () => {
     const created = ok(
-      await t.post('/v1/transaction/create', body({ service_name: 'DRY cleaning', pickup_timestamp: String(PICKUP), delivery_timestamp: String(PICKUP), notes: undefined, note: 'as note' }))
+      await t.post(
+        '/v1/transaction/create',
+        body({
+          service_name: 'DRY cleaning',
+          pickup_timestamp: String(PICKUP),
+          delivery_timestamp: String(PICKUP),
+          notes: undefined,
+          note: 'as note'
+        })
+      )
     )
     assert.equal(created.service_name, 'Dry Cleaning')
     assert.equal(created.delivery_time, '07:15')
@@ -79,22 +88,25 @@ describeEachDialect('create transaction (D-50)', (t) => {
       .select(['outbox.channel', 'outbox.template', 'outbox.payload', 'outbox.status', 'outbox.customer_id'])
       .where('orders.public_id', '=', created.transaction_id)
       .execute()
-    assert.deepEqual(outbox.map((row) => ({ ...row, payload: JSON.parse(row.payload) })), [
-      {
-        channel: 'email',
-        template: 'step',
-        status: 'pending',
-        customer_id: f.owner.id,
-        payload: {
-          transaction_id: created.transaction_id,
-          transaction_code: created.transaction_code,
-          service_name: 'Dry Cleaning',
-          position: 1,
-          total_steps: 3,
-          description: 'Picked up'
+    assert.deepEqual(
+      outbox.map((row) => ({ ...row, payload: JSON.parse(row.payload) })),
+      [
+        {
+          channel: 'email',
+          template: 'step',
+          status: 'pending',
+          customer_id: f.owner.id,
+          payload: {
+            transaction_id: created.transaction_id,
+            transaction_code: created.transaction_code,
+            service_name: 'Dry Cleaning',
+            position: 1,
+            total_steps: 3,
+            description: 'Picked up'
+          }
         }
-      }
-    ])
+      ]
+    )
   })
 
   it('should let a customer create a transaction for themselves, recorded with actor customer', async () => {
@@ -155,7 +167,10 @@ describeEachDialect('create transaction (D-50)', (t) => {
     problem(await t.post('/v1/transaction/create', body({ service_name: 'Nothing' })), 'service_not_found')
     // Both unknown: the customer is checked first (D-50), whichever statement finds it.
     problem(await t.post('/v1/transaction/create', body({ customer_id: 'cus_nobody', service_name: 'Nothing' })), 'customer_not_found')
-    assert.deepEqual([await countRows(t, 'orders'), await countRows(t, 'outbox'), await countRows(t, 'order_history')], [orders, outbox, history])
+    assert.deepEqual(
+      [await countRows(t, 'orders'), await countRows(t, 'outbox'), await countRows(t, 'order_history')],
+      [orders, outbox, history]
+    )
   })
 
   it('should reject bad input field by field with validation_failed and change nothing', async () => {
@@ -207,7 +222,12 @@ describeEachDialect('create transaction (D-50)', (t) => {
             .executeTakeFirstOrThrow()
         ).order_count
       )
-    const counts = async () => [await countRows(t, 'orders'), await countRows(t, 'order_history'), await countRows(t, 'outbox'), await stepOne()]
+    const counts = async () => [
+      await countRows(t, 'orders'),
+      await countRows(t, 'order_history'),
+      await countRows(t, 'outbox'),
+      await stepOne()
+    ]
     const before = await counts()
     const fresh = taken === 87654321 ? 87654322 : 87654321
     t.codes.next.push(taken, taken, fresh)
@@ -215,20 +235,32 @@ describeEachDialect('create transaction (D-50)', (t) => {
     const created = ok(await t.post('/v1/transaction/create', body(), { headers }))
     assert.equal(created.transaction_code, fresh)
     assert.equal(t.codes.next.length, 0)
-    assert.deepEqual(await counts(), before.map((n) => n + 1))
+    assert.deepEqual(
+      await counts(),
+      before.map((n) => n + 1)
+    )
     const view = ok(await t.post(`/v1/transaction/${created.transaction_id}`))
     assert.deepEqual([view.transaction_code, view.service.position.position_number], [String(fresh), '1'])
     const history = ok(await t.post(`/v1/transaction/${created.transaction_id}/history`)).history as Array<Record<string, string>>
-    assert.deepEqual(history.map((h) => h.type), ['created'])
+    assert.deepEqual(
+      history.map((h) => h.type),
+      ['created']
+    )
     // The key holds the answer of the attempt that committed.
     assert.deepEqual(ok(await t.post('/v1/transaction/create', body(), { headers })), created)
-    assert.deepEqual(await counts(), before.map((n) => n + 1))
+    assert.deepEqual(
+      await counts(),
+      before.map((n) => n + 1)
+    )
     // Without a key too: one clash, then a free code.
     const another = fresh + 1
     t.codes.next.push(taken, another)
     assert.equal(ok(await t.post('/v1/transaction/create', body())).transaction_code, another)
     assert.equal(t.codes.next.length, 0)
-    assert.deepEqual(await counts(), before.map((n) => n + 2))
+    assert.deepEqual(
+      await counts(),
+      before.map((n) => n + 2)
+    )
   })
 
   it('should give every transaction a distinct id and 8-digit code', async () => {
@@ -251,7 +283,12 @@ describeEachDialect(
       // 2026-11-03 03:30 UTC is 22:30 on 2 November in New York (EST, UTC-5).
       const pickup = Date.UTC(2026, 10, 3, 3, 30) / 1000
       const created = ok(
-        await t.post('/v1/transaction/create', { customer_id: f.owner.id, service_name: 'Dry Cleaning', pickup_timestamp: pickup, delivery_timestamp: pickup + 3600 })
+        await t.post('/v1/transaction/create', {
+          customer_id: f.owner.id,
+          service_name: 'Dry Cleaning',
+          pickup_timestamp: pickup,
+          delivery_timestamp: pickup + 3600
+        })
       )
       assert.equal(created.pickup_date, '2026-11-02')
       assert.equal(created.pickup_time, '22:30')

@@ -21,6 +21,9 @@ export async function orderFixture(t: TestApp, serviceName = 'Dry Cleaning') {
 
 /** Rows of a table, for "nothing changed" checks. */
 export async function countRows(t: TestApp, table: 'orders' | 'order_history' | 'outbox' | 'receipt_lines'): Promise<number> {
-  const row = await t.database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  const row = await t.database.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }

@@ -60,8 +60,11 @@ describeEachDialect('get transaction: the full view', (t) => {
     assert.equal(view.transaction_id, order.transaction_id)
   })
 
-  it("should answer 404 to another customer exactly as for an id that does not exist", async () => {
-    const foreign = problem(await t.post(`/v1/transaction/${order.transaction_id}`, undefined, { auth: f.other.auth }), 'transaction_not_found')
+  it('should answer 404 to another customer exactly as for an id that does not exist', async () => {
+    const foreign = problem(
+      await t.post(`/v1/transaction/${order.transaction_id}`, undefined, { auth: f.other.auth }),
+      'transaction_not_found'
+    )
     const missing = problem(await t.post('/v1/transaction/trx_doesnotexist', undefined, { auth: f.other.auth }), 'transaction_not_found')
     assert.deepEqual(foreign, missing)
   })
@@ -72,7 +75,9 @@ describeEachDialect('get transaction: the full view', (t) => {
   })
 
   it('should ignore any body and content type it is sent (D-23)', async () => {
-    const view = ok(await t.post(`/v1/transaction/${order.transaction_id}`, undefined, { raw: 'not json at all', contentType: 'text/plain' }))
+    const view = ok(
+      await t.post(`/v1/transaction/${order.transaction_id}`, undefined, { raw: 'not json at all', contentType: 'text/plain' })
+    )
     assert.equal(view.transaction_id, order.transaction_id)
   })
 
@@ -92,7 +97,12 @@ describeEachDialect('get transaction: the full view', (t) => {
     ok(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: o.transaction_id }))
     ok(await t.post('/v1/service/add', { service_name: 'Dry Cleaning', description: 'Inspected', position_number: 1 }))
     const view = ok(await t.post(`/v1/transaction/${o.transaction_id}`))
-    assert.deepEqual(view.service.position, { position_number: '3', position_description: 'Cleaning', button_title: 'Start cleaning', events: [{ event: 'text' }, { event: 'trak' }] })
+    assert.deepEqual(view.service.position, {
+      position_number: '3',
+      position_description: 'Cleaning',
+      button_title: 'Start cleaning',
+      events: [{ event: 'text' }, { event: 'trak' }]
+    })
     assert.deepEqual(view.service.progress_bar, { total_steps: 4, percentage: 75 })
     ok(await t.post('/v1/service/remove', { service_name: 'Dry Cleaning', position_number: 1 }))
   })
@@ -132,9 +142,18 @@ describeEachDialect(
 
     it('should use the same zone in the create, update and full views', async () => {
       const pickup = Date.UTC(2026, 2, 8, 6, 59) / 1000 // 01:59 EST, a minute before New York skips to 03:00
-      const created = ok(await t.post('/v1/transaction/create', { customer_id: f.owner.id, service_name: 'Dry Cleaning', pickup_timestamp: pickup, delivery_timestamp: pickup + 60 }))
+      const created = ok(
+        await t.post('/v1/transaction/create', {
+          customer_id: f.owner.id,
+          service_name: 'Dry Cleaning',
+          pickup_timestamp: pickup,
+          delivery_timestamp: pickup + 60
+        })
+      )
       assert.deepEqual([created.pickup_date, created.pickup_time, created.delivery_time], ['2026-03-08', '01:59', '03:00'])
-      const updated = ok(await t.post('/v1/transaction/update', { transaction_id: created.transaction_id, delivery_timestamp: pickup + 120 }))
+      const updated = ok(
+        await t.post('/v1/transaction/update', { transaction_id: created.transaction_id, delivery_timestamp: pickup + 120 })
+      )
       assert.deepEqual([updated.pickup_time, updated.delivery_time], ['01:59', '03:01'])
       const view = ok(await t.post(`/v1/transaction/${created.transaction_id}`))
       assert.deepEqual([view.pickup_time, view.delivery_time, view.delivery_date_time], ['01:59:00', '03:01:00', 'Mar 08, 2026 @ 03:01 AM'])

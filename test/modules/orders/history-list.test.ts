@@ -43,7 +43,8 @@ describeEachDialect('list transactions (D-57)', (t) => {
   before(async () => {
     f = await orderFixture(t)
     await createService(t, 'Home Cleaning', [{ description: 'Booked' }, { description: 'Done' }])
-    for (let i = 0; i < 5; i++) owned.push((await createOrder(t, f.owner.id, i % 2 === 0 ? 'Dry Cleaning' : 'Home Cleaning')).transaction_id)
+    for (let i = 0; i < 5; i++)
+      owned.push((await createOrder(t, f.owner.id, i % 2 === 0 ? 'Dry Cleaning' : 'Home Cleaning')).transaction_id)
     for (let i = 0; i < 3; i++) others.push((await createOrder(t, f.other.id, 'Dry Cleaning')).transaction_id)
     ok(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: owned[0] }))
     ok(await t.post('/v1/transaction/update', { transaction_id: owned[4], status: 'closed' }))
@@ -87,13 +88,19 @@ describeEachDialect('list transactions (D-57)', (t) => {
     assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { service_name: 'home cleaning' }))), [owned[3], owned[1]])
     assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { service_name: 'Dry Cleaning', position_number: '2' }))), [owned[0]])
     assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { status: 'closed' }))), [owned[4]])
-    assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { customer_id: f.owner.id, status: 'open', limit: 2 }))), [owned[3], owned[2]])
+    assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', { customer_id: f.owner.id, status: 'open', limit: 2 }))), [
+      owned[3],
+      owned[2]
+    ])
     assert.deepEqual(ok(await t.post('/v1/transaction/list', { service_name: 'Nothing' })), { transactions: [], next_cursor: null })
   })
 
-  it("should show a customer only their own, and nothing for a filter on another customer", async () => {
+  it('should show a customer only their own, and nothing for a filter on another customer', async () => {
     assert.deepEqual(ids(ok(await t.post('/v1/transaction/list', {}, { auth: f.owner.auth }))), [...owned].reverse())
-    assert.deepEqual(ok(await t.post('/v1/transaction/list', { customer_id: f.other.id }, { auth: f.owner.auth })), { transactions: [], next_cursor: null })
+    assert.deepEqual(ok(await t.post('/v1/transaction/list', { customer_id: f.other.id }, { auth: f.owner.auth })), {
+      transactions: [],
+      next_cursor: null
+    })
     problem(await t.post('/v1/transaction/list', {}, { auth: t.auth.app }), 'forbidden')
   })
 

@@ -11,7 +11,12 @@ describeEachDialect('Idempotency-Key on transaction writes (D-52)', (t) => {
     f = await orderFixture(t)
   })
 
-  const createBody = () => ({ customer_id: f.owner.id, service_name: 'Dry Cleaning', pickup_timestamp: PICKUP, delivery_timestamp: DELIVERY })
+  const createBody = () => ({
+    customer_id: f.owner.id,
+    service_name: 'Dry Cleaning',
+    pickup_timestamp: PICKUP,
+    delivery_timestamp: DELIVERY
+  })
   const withKey = (key: string, auth?: string) => ({ headers: { 'idempotency-key': key }, ...(auth === undefined ? {} : { auth }) })
 
   it('should answer a repeat with the first response and create one transaction', async () => {
@@ -65,7 +70,9 @@ describeEachDialect('Idempotency-Key on transaction writes (D-52)', (t) => {
 
   it('should reject a key that is empty, too long or not visible ASCII with 400', async () => {
     problem(await t.post('/v1/transaction/create', createBody(), withKey('')), 'validation_failed', ['/headers/idempotency-key'])
-    problem(await t.post('/v1/transaction/create', createBody(), withKey('k'.repeat(256))), 'validation_failed', ['/headers/idempotency-key'])
+    problem(await t.post('/v1/transaction/create', createBody(), withKey('k'.repeat(256))), 'validation_failed', [
+      '/headers/idempotency-key'
+    ])
     problem(await t.post('/v1/transaction/create', createBody(), withKey('has space')), 'validation_failed', ['/headers/idempotency-key'])
     ok(await t.post('/v1/transaction/create', createBody(), withKey('k'.repeat(255))))
   })

@@ -22,7 +22,9 @@ describeEachDialect('add to and remove from receipt (D-54)', (t) => {
   it('should add an item, raise its quantity on a repeat, add `quantity` at once, and total in cents', async () => {
     const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
     let view = ok(await add(o.transaction_id, f.suit))
-    assert.deepEqual(view.receipt, [{ receipt_id: view.receipt[0].receipt_id, item_id: f.suit, title: 'Suit', image_url: 'suit.png', price: '19.99', quantity: '1' }])
+    assert.deepEqual(view.receipt, [
+      { receipt_id: view.receipt[0].receipt_id, item_id: f.suit, title: 'Suit', image_url: 'suit.png', price: '19.99', quantity: '1' }
+    ])
     assert.equal(view.total, '19.99')
     view = ok(await add(o.transaction_id, f.suit))
     assert.equal(view.receipt.length, 1)
@@ -185,7 +187,9 @@ describeEachDialect('add to and remove from receipt (D-54)', (t) => {
     for (let i = 0; i < 6; i++) items.push(await createItem(t, 'Dry Cleaning', `Piece ${i}`, 100 + i))
     const answers = (await Promise.all(items.map((item) => add(o.transaction_id, item)))).map((response) => ok(response))
     // The adds queue on the order's lock: each answer holds the lines of those before it and its own.
-    const byLength = answers.map((a) => a.receipt.map((l: Record<string, string>) => l.item_id) as string[]).sort((a, b) => a.length - b.length)
+    const byLength = answers
+      .map((a) => a.receipt.map((l: Record<string, string>) => l.item_id) as string[])
+      .sort((a, b) => a.length - b.length)
     assert.deepEqual(
       byLength.map((lines) => lines.length),
       items.map((_, i) => i + 1)

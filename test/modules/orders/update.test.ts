@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import { sql } from 'kysely'
 import { before, it } from 'node:test'
+import { sql } from 'kysely'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createOrder, createService } from '../../helpers/factories.js'
@@ -16,7 +16,8 @@ describeEachDialect('update transaction (D-53)', (t) => {
     ])
   })
 
-  const update = (body: Record<string, unknown>, auth?: string) => t.post('/v1/transaction/update', body, auth === undefined ? {} : { auth })
+  const update = (body: Record<string, unknown>, auth?: string) =>
+    t.post('/v1/transaction/update', body, auth === undefined ? {} : { auth })
 
   it('should change only the fields sent and answer the short update view with transaction_id', async () => {
     const o = await createOrder(t, f.owner.id, 'Dry Cleaning', { notes: 'first' })
@@ -76,9 +77,16 @@ describeEachDialect('update transaction (D-53)', (t) => {
     const updated = ok(await update({ transaction_id: o.transaction_id, service_name: 'home cleaning' }))
     assert.equal(updated.service_name, 'Home Cleaning')
     const view = ok(await t.post(`/v1/transaction/${o.transaction_id}`))
-    assert.deepEqual(view.service.position, { position_number: '1', position_description: 'Booked', button_title: 'Confirm', events: [{ event: 'email' }, { event: 'text' }] })
-    const counts = (stats: { service_stats: Array<{ service: Array<{ position_count: number; total_orders?: number; service_name?: string }> }> }, name: string) =>
-      stats.service_stats.find((s) => s.service[0]!.service_name === name)!.service.map((e) => e.position_count)
+    assert.deepEqual(view.service.position, {
+      position_number: '1',
+      position_description: 'Booked',
+      button_title: 'Confirm',
+      events: [{ event: 'email' }, { event: 'text' }]
+    })
+    const counts = (
+      stats: { service_stats: Array<{ service: Array<{ position_count: number; total_orders?: number; service_name?: string }> }> },
+      name: string
+    ) => stats.service_stats.find((s) => s.service[0]!.service_name === name)!.service.map((e) => e.position_count)
     const statsAfter = ok(await t.post('/v1/service/stats'))
     const dryBefore = counts(statsBefore, 'Dry Cleaning')
     assert.deepEqual(counts(statsAfter, 'Dry Cleaning'), [dryBefore[0], dryBefore[1]! - 1, dryBefore[2]])
@@ -104,7 +112,13 @@ describeEachDialect('update transaction (D-53)', (t) => {
     const orders = await Promise.all(Array.from({ length: 12 }, () => createOrder(t, f.owner.id, 'Switch From')))
     const deadlocks = async () =>
       t.dialect === 'postgres'
-        ? Number((await sql<{ n: string }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(t.database.db)).rows[0]!.n)
+        ? Number(
+            (
+              await sql<{ n: string }>`select deadlocks as n from pg_stat_database where datname = current_database()`.execute(
+                t.database.db
+              )
+            ).rows[0]!.n
+          )
         : 0
     const before = await deadlocks()
     const responses = await Promise.all(orders.map((o) => update({ transaction_id: o.transaction_id, service_name: 'Switch To' })))
@@ -112,14 +126,20 @@ describeEachDialect('update transaction (D-53)', (t) => {
     assert.equal(await deadlocks(), before, 'no transaction was chosen as a deadlock victim')
     const stats = ok(await t.post('/v1/service/stats'))
     const countsOf = (name: string) =>
-      stats.service_stats.find((s: { service: Array<Record<string, unknown>> }) => s.service[0]!.service_name === name).service.map((step: Record<string, unknown>) => step.position_count)
+      stats.service_stats
+        .find((s: { service: Array<Record<string, unknown>> }) => s.service[0]!.service_name === name)
+        .service.map((step: Record<string, unknown>) => step.position_count)
     assert.deepEqual([countsOf('Switch From'), countsOf('Switch To')], [[0], [12]])
   })
 
   it('should check delivery against the stored pickup when only one time is sent', async () => {
     const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
-    problem(await update({ transaction_id: o.transaction_id, delivery_timestamp: PICKUP - 60 }), 'validation_failed', ['/delivery_timestamp'])
-    problem(await update({ transaction_id: o.transaction_id, pickup_timestamp: DELIVERY + 60 }), 'validation_failed', ['/delivery_timestamp'])
+    problem(await update({ transaction_id: o.transaction_id, delivery_timestamp: PICKUP - 60 }), 'validation_failed', [
+      '/delivery_timestamp'
+    ])
+    problem(await update({ transaction_id: o.transaction_id, pickup_timestamp: DELIVERY + 60 }), 'validation_failed', [
+      '/delivery_timestamp'
+    ])
     ok(await update({ transaction_id: o.transaction_id, pickup_timestamp: DELIVERY + 60, delivery_timestamp: DELIVERY + 120 }))
   })
 
@@ -133,14 +153,16 @@ describeEachDialect('update transaction (D-53)', (t) => {
     problem(await update({ transaction_id: o.transaction_id, note: 12 }), 'validation_failed', ['/note'])
     problem(await update({ transaction_id: o.transaction_id, note: 'x'.repeat(1001) }), 'validation_failed', ['/note'])
     problem(await update({ transaction_id: o.transaction_id, pickup_timestamp: 'soon' }), 'validation_failed', ['/pickup_timestamp'])
-    problem(await update({ transaction_id: o.transaction_id, delivery_timestamp: 5_000_000_000 }), 'validation_failed', ['/delivery_timestamp'])
+    problem(await update({ transaction_id: o.transaction_id, delivery_timestamp: 5_000_000_000 }), 'validation_failed', [
+      '/delivery_timestamp'
+    ])
     problem(await update({ transaction_id: o.transaction_id, service_name: 'Nope', note: 'changed' }), 'service_not_found')
     problem(await update({ transaction_id: 'trx_missing', note: 'x' }), 'transaction_not_found')
     assert.deepEqual(ok(await t.post(`/v1/transaction/${o.transaction_id}`)), before)
     assert.equal(await countRows(t, 'order_history'), history)
   })
 
-  it("should let a customer change note and times of their own open transaction, and nothing else", async () => {
+  it('should let a customer change note and times of their own open transaction, and nothing else', async () => {
     const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
     const updated = ok(await update({ transaction_id: o.transaction_id, note: 'by me', delivery_timestamp: DELIVERY + 60 }, f.owner.auth))
     assert.deepEqual([updated.note, updated.delivery_time], ['by me', '07:16'])

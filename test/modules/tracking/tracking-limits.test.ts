@@ -16,7 +16,8 @@ const UNKNOWN_TOKEN = 'A'.repeat(43)
 describeEachDialect(
   'tracking status limits: IPv6 /64 and a store of their own (D-14, issue 25)',
   (t) => {
-    const status = (address: string) => t.post(`/track/${UNKNOWN_TOKEN}/status`, undefined, { auth: null, headers: { 'x-forwarded-for': address } })
+    const status = (address: string) =>
+      t.post(`/track/${UNKNOWN_TOKEN}/status`, undefined, { auth: null, headers: { 'x-forwarded-for': address } })
 
     it('should count status reads from every address of one IPv6 /64 together, and another /64 apart', async () => {
       for (let i = 1; i <= 60; i++) problem(await status(`2001:db8:9:1::${i.toString(16)}`), 'transaction_not_found')
@@ -32,7 +33,8 @@ describeEachDialect(
 
     it('should leave the sign-in counters alone however many addresses read the tracking status', async () => {
       const customer = await customerWithPassword(t, 'a patient customer password')
-      const signIn = (password: string) => t.post('/v1/customer/signin', { email: customer.email, password }, { headers: { 'x-forwarded-for': '192.0.2.40' } })
+      const signIn = (password: string) =>
+        t.post('/v1/customer/signin', { email: customer.email, password }, { headers: { 'x-forwarded-for': '192.0.2.40' } })
       for (let i = 0; i < 9; i++) problem(await signIn(`slip ${i}`), 'invalid_login')
       for (let i = 0; i < FLOOD; i++) problem(await status(`198.18.${i >> 8}.${i & 255}`), 'transaction_not_found')
       // All nine failures were kept: the tenth locks the e-mail, the right password included.

@@ -29,7 +29,8 @@ describeEachDialect(
       t.post(`/v1/transaction/${transactionId}/tracking`, undefined, auth === undefined ? {} : { auth })
     const renew = (transactionId: string, options: { auth?: string | null; headers?: Record<string, string> } = {}) =>
       t.post(`/v1/transaction/${transactionId}/tracking/renew`, undefined, options)
-    const move = async (transactionId: string) => ok(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: transactionId }))
+    const move = async (transactionId: string) =>
+      ok(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: transactionId }))
 
     before(async () => {
       f = await orderFixture(t)
@@ -79,7 +80,10 @@ describeEachDialect(
       assert.deepEqual(first.progress_bar, { total_steps: 3, percentage: 33.33333333333333 })
       assert.equal(first.history.length, 1)
       assert.deepEqual(Object.keys(first.history[0]), ['at', 'type', 'position_number', 'description'])
-      assert.deepEqual({ ...first.history[0], at: undefined }, { at: undefined, type: 'created', position_number: '1', description: 'Picked up' })
+      assert.deepEqual(
+        { ...first.history[0], at: undefined },
+        { at: undefined, type: 'created', position_number: '1', description: 'Picked up' }
+      )
       assert.match(first.history[0].at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
 
       await move(o.transaction_id)
@@ -104,7 +108,19 @@ describeEachDialect(
       const token = tokenOf(ok(await link(o.transaction_id)))
       const response = await status(t, token)
       const body = ok(response)
-      for (const secret of [f.owner.id, f.owner.email, 'Olive', 'Owner', 'mat', 'Suit', 'Shirt', '19.99', o.transaction_id, String(o.transaction_code), 'staff']) {
+      for (const secret of [
+        f.owner.id,
+        f.owner.email,
+        'Olive',
+        'Owner',
+        'mat',
+        'Suit',
+        'Shirt',
+        '19.99',
+        o.transaction_id,
+        String(o.transaction_code),
+        'staff'
+      ]) {
         assert.ok(!response.body.includes(secret), `the status names ${secret}: ${response.body}`)
       }
       assert.deepEqual(
@@ -162,7 +178,11 @@ describeEachDialect(
       assert.equal(tokenOf(ok(await renew(o.transaction_id, { headers }))), once)
       assert.equal(tokenOf(ok(await link(o.transaction_id))), once)
       // The answer kept for the retry is sealed: the database never holds a live token in the clear.
-      const kept = await t.database.db.selectFrom('idempotency_keys').select('response').where('key', '=', headers['idempotency-key']).execute()
+      const kept = await t.database.db
+        .selectFrom('idempotency_keys')
+        .select('response')
+        .where('key', '=', headers['idempotency-key'])
+        .execute()
       assert.equal(kept.length, 1)
       assert.match(kept[0]!.response, /^v1\./)
       assert.ok(!kept[0]!.response.includes(once))
@@ -171,7 +191,11 @@ describeEachDialect(
     it('should renew on a first call whose stored token cannot be unsealed (another data key)', async () => {
       const o = await createOrder(t, f.owner.id, f.serviceName)
       const old = tokenOf(ok(await link(o.transaction_id)))
-      await t.database.db.updateTable('tracking_tokens').set({ sealed_token: 'v1.AAAA.AAAA.AAAA' }).where('token_hash', '=', sha256Hex(old)).execute()
+      await t.database.db
+        .updateTable('tracking_tokens')
+        .set({ sealed_token: 'v1.AAAA.AAAA.AAAA' })
+        .where('token_hash', '=', sha256Hex(old))
+        .execute()
       const fresh = tokenOf(ok(await link(o.transaction_id)))
       assert.notEqual(fresh, old)
       problem(await status(t, old), 'transaction_not_found')
@@ -201,7 +225,10 @@ describeEachDialect(
       problem(limited, 'rate_limited')
       assert.ok(Number(limited.headers['retry-after']) >= 1)
       // Its own counter: sign-in from the same address is not limited by it.
-      assert.equal((await t.post('/v1/customer/signin', { email: f.owner.email, password: 'owner password 1' }, { auth: t.auth.app })).statusCode, 200)
+      assert.equal(
+        (await t.post('/v1/customer/signin', { email: f.owner.email, password: 'owner password 1' }, { auth: t.auth.app })).statusCode,
+        200
+      )
       t.clock.advance(61_000)
       ok(await status(t, token))
     })

@@ -11,11 +11,12 @@ import { BuiltPages } from '../../../src/modules/web/pages.js'
 import type { App } from '../../../src/platform/app-types.js'
 import { registerErrorHandling } from '../../../src/platform/error-handler.js'
 import { createLogger } from '../../../src/platform/logger.js'
+import { ensureWebBuild } from '../../e2e/support/web-build.js'
 import { TestApp } from '../../helpers/app.js'
 import { problem } from '../../helpers/assertions.js'
-import { ensureWebBuild } from '../../e2e/support/web-build.js'
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
 
 /** GET without credentials. */
 const get = (t: TestApp, url: string) => t.post(url, undefined, { method: 'GET', auth: null })
@@ -89,7 +90,10 @@ describe('the console and tracking pages as static files (issue 9)', () => {
     assert.equal(document.paths['/console/'].get.operationId, 'consolePage')
     assert.equal(document.paths['/track/{token}'].get.operationId, 'trackingPage')
     assert.equal(document.paths['/console/'].get.security, undefined)
-    assert.equal(Object.keys(document.paths).some((p) => p.startsWith('/console/assets')), false)
+    assert.equal(
+      Object.keys(document.paths).some((p) => p.startsWith('/console/assets')),
+      false
+    )
   })
 })
 

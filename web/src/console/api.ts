@@ -55,22 +55,31 @@ export class Api {
     this.write<{ message: string }>('/v1/service/create', body)
   addStep = (body: { service_name: string; description: string; button_title: string; events: string[]; position_number?: number }) =>
     this.write<{ service_name: string; description: string; position: string }>('/v1/service/add', body)
-  removeStep = (service: string, position: number) => this.write<{ message: string }>('/v1/service/remove', { service_name: service, position_number: position })
-  createItem = (body: { service_name: string; title: string; price: number; group?: string; image_url?: string }) => this.write<ItemResponse>('/v1/item/create', body)
-  updateItem = (body: { item_id: string; title?: string; price?: number; group?: string }) => this.write<ItemResponse>('/v1/item/update', body)
+  removeStep = (service: string, position: number) =>
+    this.write<{ message: string }>('/v1/service/remove', { service_name: service, position_number: position })
+  createItem = (body: { service_name: string; title: string; price: number; group?: string; image_url?: string }) =>
+    this.write<ItemResponse>('/v1/item/create', body)
+  updateItem = (body: { item_id: string; title?: string; price?: number; group?: string }) =>
+    this.write<ItemResponse>('/v1/item/update', body)
   removeItem = (itemId: string) => this.write<ItemResponse>('/v1/item/remove', { item_id: itemId })
 
   search = (query: string) => this.read<SearchResponse>('/v1/customer/search', { query, limit: 10 })
   customer = (id: string) => this.read<CustomerRecord>(`/v1/customer/${segment(id)}`)
   createCustomer = (email: string, zip: string) => this.write<CustomerCreated>('/v1/customer/create', { email, zip })
-  renameCustomer = (id: string, name: string) => this.write<CustomerRecord>('/v1/customer/update', { customer: { customer_id: id, customer_name: name } })
+  renameCustomer = (id: string, name: string) =>
+    this.write<CustomerRecord>('/v1/customer/update', { customer: { customer_id: id, customer_name: name } })
 
   list = (filter: { customer_id?: string; service_name?: string; status?: 'open' | 'closed'; limit?: number; cursor?: string }) =>
     this.read<ListResponse>('/v1/transaction/list', filter)
   transaction = (id: string) => this.read<TransactionView>(`/v1/transaction/${segment(id)}`)
   history = (id: string) => this.read<HistoryResponse>(`/v1/transaction/${segment(id)}/history`)
-  createTransaction = (body: { customer_id: string; service_name: string; pickup_timestamp: number; delivery_timestamp: number; notes: string }) =>
-    this.write<CreateTransactionResponse>('/v1/transaction/create', body)
+  createTransaction = (body: {
+    customer_id: string
+    service_name: string
+    pickup_timestamp: number
+    delivery_timestamp: number
+    notes: string
+  }) => this.write<CreateTransactionResponse>('/v1/transaction/create', body)
   updateNote = (id: string, note: string) => this.write<{ note: string }>('/v1/transaction/update', { transaction_id: id, note })
   /** D-55: with the step the board showed, so a second tap (or a colleague's) cannot move it twice. */
   move = (order: TransactionView) =>
@@ -80,7 +89,8 @@ export class Api {
       position_number: Number(order.service.position.position_number)
     })
   addToReceipt = (id: string, itemId: string) => this.write<TransactionView>('/v1/receipt/add', { transaction_id: id, item_id: itemId })
-  removeFromReceipt = (id: string, itemId: string) => this.write<TransactionView>('/v1/receipt/remove', { transaction_id: id, item_id: itemId })
+  removeFromReceipt = (id: string, itemId: string) =>
+    this.write<TransactionView>('/v1/receipt/remove', { transaction_id: id, item_id: itemId })
   trackingLink = (id: string) => this.read<TrackingLink>(`/v1/transaction/${segment(id)}/tracking`)
   renewTrackingLink = (id: string) => this.write<TrackingLink>(`/v1/transaction/${segment(id)}/tracking/renew`)
 

@@ -1,7 +1,7 @@
 import type { StatsEntry, TransactionView } from '../shared/api-types'
-import { ApiError } from '../shared/http'
 import { field, h, replace, uid } from '../shared/dom'
 import { money } from '../shared/format'
+import { ApiError } from '../shared/http'
 import type { Console } from './context'
 import { pageHeading } from './ui'
 
@@ -22,7 +22,9 @@ export async function moveOrder(c: Console, order: TransactionView): Promise<str
   try {
     const moved = await c.api.move(order)
     const step = moved.service.position
-    return moved.status === 'closed' ? `Order ${code} is complete and closed.` : `Order ${code} moved to step ${step.position_number}: ${step.position_description}.`
+    return moved.status === 'closed'
+      ? `Order ${code} is complete and closed.`
+      : `Order ${code} moved to step ${step.position_number}: ${step.position_description}.`
   } catch (error) {
     if (error instanceof ApiError && (error.code === 'position_changed' || error.code === 'transaction_closed')) {
       return `Order ${code} had already been moved on by someone else; this page now shows where it is.`
@@ -41,17 +43,30 @@ export async function renderBoard(c: Console, view: HTMLElement, requested?: str
   if (!c.current()) return
   const services = stats.service_stats.map((s) => s.service).filter((entries) => entries.length > 0)
   if (services.length === 0) {
-    replace(view, pageHeading('Board'), h('p', {}, 'There are no services yet. ', h('a', { href: '#/catalogue' }, 'Create one in the catalogue.')))
+    replace(
+      view,
+      pageHeading('Board'),
+      h('p', {}, 'There are no services yet. ', h('a', { href: '#/catalogue' }, 'Create one in the catalogue.'))
+    )
     return
   }
   const names = services.map((entries) => entries[0]!.service_name ?? '')
   const selected = requested === undefined ? names[0]! : names.find((name) => name.toLowerCase() === requested.toLowerCase())
   if (selected === undefined) {
-    replace(view, pageHeading('Board'), h('p', { class: 'alert', role: 'alert' }, `There is no service named “${requested}”. `), h('a', { href: '#/board' }, 'Show the first service.'))
+    replace(
+      view,
+      pageHeading('Board'),
+      h('p', { class: 'alert', role: 'alert' }, `There is no service named “${requested}”. `),
+      h('a', { href: '#/board' }, 'Show the first service.')
+    )
     return
   }
 
-  const select = h('select', { name: 'service' }, names.map((name) => h('option', { value: name, selected: name === selected }, name)))
+  const select = h(
+    'select',
+    { name: 'service' },
+    names.map((name) => h('option', { value: name, selected: name === selected }, name))
+  )
   select.addEventListener('change', () => c.go(`#/board/${encodeURIComponent(select.value)}`))
   const refreshButton = h('button', { type: 'button' }, 'Refresh')
   const columns = h('div', { class: 'board', id: uid('board') })
@@ -71,7 +86,10 @@ export async function renderBoard(c: Console, view: HTMLElement, requested?: str
     if (!c.current()) return
     const entries = latest.service_stats.map((s) => s.service).find((e) => e[0]?.service_name === selected) ?? []
     total.textContent = `${orders.length} open ${orders.length === 1 ? 'order' : 'orders'} · ${entries[0]?.total_orders ?? 0} in all`
-    replace(columns, entries.map((entry) => column(entry, orders, customerNames)))
+    replace(
+      columns,
+      entries.map((entry) => column(entry, orders, customerNames))
+    )
     columns.removeAttribute('aria-busy')
     const target = focusOn === undefined ? null : columns.querySelector<HTMLElement>(`[data-transaction="${CSS.escape(focusOn)}"] button`)
     if (focusOn !== undefined) (target ?? columns.querySelector<HTMLElement>('h2'))?.focus()
@@ -94,7 +112,11 @@ export async function renderBoard(c: Console, view: HTMLElement, requested?: str
       ),
       here.length === 0
         ? h('p', { class: 'empty' }, 'No open orders.')
-        : h('ol', { class: 'cards' }, here.map((order) => card(order, customerNames.get(order.customer_id) ?? '')))
+        : h(
+            'ol',
+            { class: 'cards' },
+            here.map((order) => card(order, customerNames.get(order.customer_id) ?? ''))
+          )
     )
   }
 
@@ -115,7 +137,19 @@ export async function renderBoard(c: Console, view: HTMLElement, requested?: str
     return h(
       'li',
       { class: 'order-card', 'data-transaction': order.transaction_id, 'data-code': order.transaction_code },
-      h('h3', {}, h('a', { id: codeId, href: `#/transaction/${encodeURIComponent(order.transaction_id)}`, 'aria-label': `Order ${order.transaction_code}` }, `#${order.transaction_code}`)),
+      h(
+        'h3',
+        {},
+        h(
+          'a',
+          {
+            id: codeId,
+            href: `#/transaction/${encodeURIComponent(order.transaction_id)}`,
+            'aria-label': `Order ${order.transaction_code}`
+          },
+          `#${order.transaction_code}`
+        )
+      ),
       h('p', { class: 'customer' }, customerName),
       h(
         'dl',

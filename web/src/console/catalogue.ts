@@ -2,7 +2,7 @@ import type { ItemsResponse, ServiceView, StatsEntry } from '../shared/api-types
 import { field, h, replace } from '../shared/dom'
 import { cents, parseDollars } from '../shared/format'
 import type { Console } from './context'
-import { alertBox, busy, eventsFieldset, pageHeading, valueOf } from './ui'
+import { alertBox, busy, eventsFieldset, inputText, pageHeading } from './ui'
 
 /** The catalogue (issue 9): the services and a form for a new one, or one service's steps and items. */
 export async function renderCatalogue(c: Console, view: HTMLElement, serviceName?: string): Promise<void> {
@@ -37,7 +37,11 @@ async function renderServices(c: Console, view: HTMLElement): Promise<void> {
                   'li',
                   {},
                   h('a', { href: servicePath(first.service_name ?? '') }, first.service_name),
-                  h('span', { class: 'hint' }, ` · ${entries.length} ${entries.length === 1 ? 'step' : 'steps'} · ${first.total_orders ?? 0} orders`)
+                  h(
+                    'span',
+                    { class: 'hint' },
+                    ` · ${entries.length} ${entries.length === 1 ? 'step' : 'steps'} · ${first.total_orders ?? 0} orders`
+                  )
                 )
               })
             )
@@ -66,14 +70,19 @@ function newServiceForm(c: Console): HTMLElement {
   )
   form.addEventListener('submit', (event) => {
     event.preventDefault()
-    if (valueOf(name) === '' || valueOf(description) === '') {
+    if (inputText(name) === '' || inputText(description) === '') {
       alert.textContent = 'Give the service a name and describe its first step.'
-      ;(valueOf(name) === '' ? name : description).focus()
+      ;(inputText(name) === '' ? name : description).focus()
       return
     }
     void busy(save, alert, async () => {
-      await c.api.createService({ service_name: valueOf(name), description: valueOf(description), button_title: valueOf(button), events: events.values() })
-      c.go(servicePath(valueOf(name)), `The service ${valueOf(name)} is created.`)
+      await c.api.createService({
+        service_name: inputText(name),
+        description: inputText(description),
+        button_title: inputText(button),
+        events: events.values()
+      })
+      c.go(servicePath(inputText(name)), `The service ${inputText(name)} is created.`)
     })
   })
   return h('section', { class: 'card', 'aria-labelledby': 'new-service-title' }, h('h2', { id: 'new-service-title' }, 'New service'), form)
@@ -83,7 +92,11 @@ async function renderService(c: Console, view: HTMLElement, serviceName: string)
   const stats = await c.api.stats()
   const entries = stats.service_stats.map((s) => s.service).find((e) => e[0]?.service_name?.toLowerCase() === serviceName.toLowerCase())
   if (entries === undefined) {
-    replace(view, pageHeading('No such service'), h('p', {}, `There is no service named “${serviceName}”. `, h('a', { href: '#/catalogue' }, 'Back to the catalogue.')))
+    replace(
+      view,
+      pageHeading('No such service'),
+      h('p', {}, `There is no service named “${serviceName}”. `, h('a', { href: '#/catalogue' }, 'Back to the catalogue.'))
+    )
     return
   }
   const name = entries[0]!.service_name!
@@ -96,7 +109,13 @@ async function renderService(c: Console, view: HTMLElement, serviceName: string)
   }
   replace(
     view,
-    h('p', { class: 'breadcrumb' }, h('a', { href: '#/catalogue' }, '← Catalogue'), ' · ', h('a', { href: `#/board/${encodeURIComponent(name)}` }, 'Board')),
+    h(
+      'p',
+      { class: 'breadcrumb' },
+      h('a', { href: '#/catalogue' }, '← Catalogue'),
+      ' · ',
+      h('a', { href: `#/board/${encodeURIComponent(name)}` }, 'Board')
+    ),
     pageHeading(name),
     stepsSection(c, name, steps, entries, redraw),
     itemsSection(c, name, items, redraw)
@@ -110,7 +129,16 @@ function stepsSection(c: Console, name: string, steps: ServiceView[], entries: S
   const rows = steps.map((step, index) => {
     const position = Number(step.position.position_number)
     const count = entries[index]?.position_count ?? 0
-    const remove = h('button', { type: 'button', class: 'small danger', 'aria-label': `Remove step ${position}: ${step.position.position_description}`, disabled: steps.length === 1 }, 'Remove')
+    const remove = h(
+      'button',
+      {
+        type: 'button',
+        class: 'small danger',
+        'aria-label': `Remove step ${position}: ${step.position.position_description}`,
+        disabled: steps.length === 1
+      },
+      'Remove'
+    )
     remove.addEventListener('click', () =>
       busy(remove, alert, async () => {
         await c.api.removeStep(name, position)
@@ -146,17 +174,17 @@ function stepsSection(c: Console, name: string, steps: ServiceView[], entries: S
   )
   form.addEventListener('submit', (event) => {
     event.preventDefault()
-    if (valueOf(description) === '') {
+    if (inputText(description) === '') {
       addAlert.textContent = 'Describe the step, e.g. “Washing”.'
       description.focus()
       return
     }
     void busy(add, addAlert, async () => {
-      const at = valueOf(position)
+      const at = inputText(position)
       const added = await c.api.addStep({
         service_name: name,
-        description: valueOf(description),
-        button_title: valueOf(button),
+        description: inputText(description),
+        button_title: inputText(button),
         events: events.values(),
         ...(at === '' ? {} : { position_number: Number(at) })
       })
@@ -170,7 +198,15 @@ function stepsSection(c: Console, name: string, steps: ServiceView[], entries: S
     h(
       'table',
       { class: 'steps' },
-      h('thead', {}, h('tr', {}, ['#', 'Description', 'Button title', 'Events', 'Orders', ''].map((title) => h('th', { scope: 'col' }, title)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['#', 'Description', 'Button title', 'Events', 'Orders', ''].map((title) => h('th', { scope: 'col' }, title))
+        )
+      ),
       h('tbody', {}, rows)
     ),
     alert,
@@ -191,7 +227,13 @@ function itemsSection(c: Console, name: string, items: ItemsResponse, redraw: Re
         { class: 'items' },
         group.item.map((item) => {
           const title = h('input', { type: 'text', value: item.title, maxlength: 500, 'aria-label': `Title of ${item.title}` })
-          const price = h('input', { type: 'text', value: (Number(item.price) / 100).toFixed(2), inputmode: 'decimal', class: 'price-input', 'aria-label': `Price of ${item.title} in dollars` })
+          const price = h('input', {
+            type: 'text',
+            value: (Number(item.price) / 100).toFixed(2),
+            inputmode: 'decimal',
+            class: 'price-input',
+            'aria-label': `Price of ${item.title} in dollars`
+          })
           const save = h('button', { type: 'button', class: 'small' }, 'Save')
           const remove = h('button', { type: 'button', class: 'small danger', 'aria-label': `Remove ${item.title}` }, 'Remove')
           save.addEventListener('click', () => {
@@ -202,8 +244,8 @@ function itemsSection(c: Console, name: string, items: ItemsResponse, redraw: Re
               return
             }
             void busy(save, alert, async () => {
-              await c.api.updateItem({ item_id: item.item_id, title: valueOf(title), price: amount })
-              await redraw(`${valueOf(title)} is saved.`, '#items-title')()
+              await c.api.updateItem({ item_id: item.item_id, title: inputText(title), price: amount })
+              await redraw(`${inputText(title)} is saved.`, '#items-title')()
             })
           })
           remove.addEventListener('click', () =>
@@ -212,7 +254,13 @@ function itemsSection(c: Console, name: string, items: ItemsResponse, redraw: Re
               await redraw(`${item.title} is removed from the catalogue; receipts keep it.`, '#items-title')()
             })
           )
-          return h('li', { 'data-item': item.item_id }, h('span', { class: 'item-title' }, item.title), h('span', { class: 'price' }, cents(item.price)), h('span', { class: 'edit' }, title, price, save, remove))
+          return h(
+            'li',
+            { 'data-item': item.item_id },
+            h('span', { class: 'item-title' }, item.title),
+            h('span', { class: 'price' }, cents(item.price)),
+            h('span', { class: 'edit' }, title, price, save, remove)
+          )
         })
       )
     )
@@ -229,7 +277,11 @@ function itemsSection(c: Console, name: string, items: ItemsResponse, redraw: Re
     field('Title', title),
     field('Price', price, 'Dollars and cents, e.g. 2.50.'),
     field('Group (optional)', group, 'Items are listed by group; default General.'),
-    h('datalist', { id: 'item-groups' }, items.item_group.map((g) => h('option', { value: g.group }))),
+    h(
+      'datalist',
+      { id: 'item-groups' },
+      items.item_group.map((g) => h('option', { value: g.group }))
+    ),
     field('Image file name (optional)', image),
     add,
     addAlert
@@ -243,16 +295,19 @@ function itemsSection(c: Console, name: string, items: ItemsResponse, redraw: Re
       return
     }
     void busy(add, addAlert, async () => {
-      const groupName = valueOf(group)
+      const groupName = inputText(group)
       const created = await c.api.createItem({
         service_name: name,
-        title: valueOf(title),
+        title: inputText(title),
         price: amount,
         ...(groupName === '' ? {} : { group: groupName }),
-        ...(valueOf(image) === '' ? {} : { image_url: valueOf(image) })
+        ...(inputText(image) === '' ? {} : { image_url: inputText(image) })
       })
       // The answer is the spec's Item, without its group (D-45): the group is the one sent, or the default.
-      await redraw(`${created.title} (${cents(created.price)}) is added to ${groupName === '' ? 'General' : groupName}.`, '.add-item input')()
+      await redraw(
+        `${created.title} (${cents(created.price)}) is added to ${groupName === '' ? 'General' : groupName}.`,
+        '.add-item input'
+      )()
     })
   })
   return h(

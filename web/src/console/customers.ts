@@ -2,7 +2,7 @@ import type { CustomerRecord, TransactionView } from '../shared/api-types'
 import { field, h, replace, uid } from '../shared/dom'
 import { money } from '../shared/format'
 import type { Console } from './context'
-import { alertBox, busy, pageHeading, valueOf } from './ui'
+import { alertBox, busy, inputText, pageHeading } from './ui'
 
 // The last search, so coming back from a record shows the same hits.
 let lastQuery = ''
@@ -37,10 +37,22 @@ function renderSearch(c: Console, view: HTMLElement): void {
       replace(
         results,
         customer.map((hit) =>
-          h('li', {}, h('a', { href: `#/customers/${encodeURIComponent(hit.customer_id)}` }, h('strong', {}, hit.customer_name || '(no name)'), h('span', { class: 'email' }, ` ${hit.customer_email}`)))
+          h(
+            'li',
+            {},
+            h(
+              'a',
+              { href: `#/customers/${encodeURIComponent(hit.customer_id)}` },
+              h('strong', {}, hit.customer_name || '(no name)'),
+              h('span', { class: 'email' }, ` ${hit.customer_email}`)
+            )
+          )
         )
       )
-      count.textContent = customer.length === 0 ? 'No customer has a name starting so.' : `${customer.length} ${customer.length === 1 ? 'customer' : 'customers'} found.`
+      count.textContent =
+        customer.length === 0
+          ? 'No customer has a name starting so.'
+          : `${customer.length} ${customer.length === 1 ? 'customer' : 'customers'} found.`
     } catch (error) {
       if (ticket === asked) c.fail(error, count)
     }
@@ -67,7 +79,17 @@ function renderSearch(c: Console, view: HTMLElement): void {
         'section',
         { class: 'card', 'aria-labelledby': 'search-title' },
         h('h2', { id: 'search-title' }, 'Find a customer'),
-        h('form', { role: 'search', onsubmit: (event: Event) => (event.preventDefault(), void search()) }, field('Search by first or last name', input, 'Type the start of a name, e.g. “ada lo”.')),
+        h(
+          'form',
+          {
+            role: 'search',
+            onsubmit: (event: Event) => {
+              event.preventDefault()
+              void search()
+            }
+          },
+          field('Search by first or last name', input, 'Type the start of a name, e.g. “ada lo”.')
+        ),
         count,
         results
       ),
@@ -79,24 +101,48 @@ function renderSearch(c: Console, view: HTMLElement): void {
 
 function newCustomerForm(c: Console): HTMLElement {
   const email = h('input', { type: 'email', name: 'email', autocomplete: 'off', required: true, maxlength: 254 })
-  const zip = h('input', { type: 'text', name: 'zip', inputmode: 'numeric', required: true, maxlength: 10, pattern: '[0-9]{5}(-[0-9]{4})?' })
+  const zip = h('input', {
+    type: 'text',
+    name: 'zip',
+    inputmode: 'numeric',
+    required: true,
+    maxlength: 10,
+    pattern: '[0-9]{5}(-[0-9]{4})?'
+  })
   const name = h('input', { type: 'text', name: 'name', autocomplete: 'off', maxlength: 201 })
   const alert = alertBox()
   const save = h('button', { type: 'submit', class: 'primary' }, 'Create customer')
-  const form = h('form', { novalidate: true }, field('E-mail', email), field('ZIP code', zip, 'Five digits; the city and state come from it.'), field('Name (optional)', name, 'First name, a space, then the last name.'), save, alert)
+  const form = h(
+    'form',
+    { novalidate: true },
+    field('E-mail', email),
+    field('ZIP code', zip, 'Five digits; the city and state come from it.'),
+    field('Name (optional)', name, 'First name, a space, then the last name.'),
+    save,
+    alert
+  )
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     void busy(save, alert, async () => {
-      const created = await c.api.createCustomer(valueOf(email), valueOf(zip))
-      if (valueOf(name) !== '') await c.api.renameCustomer(created.customer_id, valueOf(name))
+      const created = await c.api.createCustomer(inputText(email), inputText(zip))
+      if (inputText(name) !== '') await c.api.renameCustomer(created.customer_id, inputText(name))
       c.go(`#/customers/${encodeURIComponent(created.customer_id)}`, `Customer ${created.email} is created.`)
     })
   })
-  return h('section', { class: 'card', 'aria-labelledby': 'new-customer-title' }, h('h2', { id: 'new-customer-title' }, 'New customer'), form)
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'new-customer-title' },
+    h('h2', { id: 'new-customer-title' }, 'New customer'),
+    form
+  )
 }
 
 async function renderRecord(c: Console, view: HTMLElement, customerId: string): Promise<void> {
-  const [record, stats, first] = await Promise.all([c.api.customer(customerId), c.api.stats(), c.api.list({ customer_id: customerId, limit: 20 })])
+  const [record, stats, first] = await Promise.all([
+    c.api.customer(customerId),
+    c.api.stats(),
+    c.api.list({ customer_id: customerId, limit: 20 })
+  ])
   if (!c.current()) return
   const services = stats.service_stats.map((s) => s.service[0]?.service_name ?? '').filter((name) => name !== '')
   const name = `${record.first_name} ${record.last_name}`.trim() || record.email
@@ -107,13 +153,18 @@ async function renderRecord(c: Console, view: HTMLElement, customerId: string): 
   addRows(first.transactions)
   more.hidden = cursor === null
   more.addEventListener('click', () =>
-    busy(more, null, async () => {
-      if (cursor === null) return
-      const page = await c.api.list({ customer_id: customerId, limit: 20, cursor })
-      addRows(page.transactions)
-      cursor = page.next_cursor
-      more.hidden = cursor === null
-    }, (error) => c.fail(error))
+    busy(
+      more,
+      null,
+      async () => {
+        if (cursor === null) return
+        const page = await c.api.list({ customer_id: customerId, limit: 20, cursor })
+        addRows(page.transactions)
+        cursor = page.next_cursor
+        more.hidden = cursor === null
+      },
+      (error) => c.fail(error)
+    )
   )
   replace(
     view,
@@ -134,7 +185,17 @@ async function renderRecord(c: Console, view: HTMLElement, customerId: string): 
         : h(
             'table',
             { class: 'orders' },
-            h('thead', {}, h('tr', {}, ['Order', 'Service', 'Step', 'Status', 'Pickup', 'Total'].map((title) => h('th', { scope: 'col', class: title === 'Total' ? 'num' : false }, title)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Order', 'Service', 'Step', 'Status', 'Pickup', 'Total'].map((title) =>
+                  h('th', { scope: 'col', class: title === 'Total' ? 'num' : false }, title)
+                )
+              )
+            ),
             rows
           ),
       more
@@ -157,7 +218,13 @@ function orderRow(order: TransactionView): HTMLTableRowElement {
 }
 
 function facts(record: CustomerRecord): HTMLDListElement {
-  const address = [record.address.street, record.address.apartment, `${record.address.city} ${record.address.state} ${record.address.zipcode}`.trim()].filter((part) => part.trim() !== '').join(', ')
+  const address = [
+    record.address.street,
+    record.address.apartment,
+    `${record.address.city} ${record.address.state} ${record.address.zipcode}`.trim()
+  ]
+    .filter((part) => part.trim() !== '')
+    .join(', ')
   const pairs: Array<[string, string]> = [
     ['E-mail', record.email],
     ['Phone', record.phone || '—'],
@@ -165,7 +232,11 @@ function facts(record: CustomerRecord): HTMLDListElement {
     ['Preferences', record.preference || '—'],
     ['Customer id', record.customer_id]
   ]
-  return h('dl', { class: 'facts' }, pairs.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]))
+  return h(
+    'dl',
+    { class: 'facts' },
+    pairs.flatMap(([term, value]) => [h('dt', {}, term), h('dd', {}, value)])
+  )
 }
 
 /** `YYYY-MM-DDTHH:MM` of a date in the browser's zone, for datetime-local inputs. */
@@ -175,17 +246,31 @@ function localInput(date: Date): string {
 }
 
 function newOrderForm(c: Console, record: CustomerRecord, services: string[]): HTMLElement {
-  if (services.length === 0) return h('section', { class: 'card' }, h('h2', {}, 'New order'), h('p', {}, 'Create a service in the catalogue first.'))
+  if (services.length === 0)
+    return h('section', { class: 'card' }, h('h2', {}, 'New order'), h('p', {}, 'Create a service in the catalogue first.'))
   const tomorrow = new Date(Date.now() + 24 * 3600_000)
   tomorrow.setHours(9, 0, 0, 0)
   const later = new Date(tomorrow.getTime() + 2 * 24 * 3600_000)
-  const service = h('select', { name: 'service' }, services.map((name) => h('option', { value: name }, name)))
+  const service = h(
+    'select',
+    { name: 'service' },
+    services.map((name) => h('option', { value: name }, name))
+  )
   const pickup = h('input', { type: 'datetime-local', name: 'pickup', required: true, value: localInput(tomorrow) })
   const delivery = h('input', { type: 'datetime-local', name: 'delivery', required: true, value: localInput(later) })
   const notes = h('textarea', { name: 'notes', rows: 2, maxlength: 1000 })
   const alert = alertBox()
   const save = h('button', { type: 'submit', class: 'primary' }, 'Create order')
-  const form = h('form', { novalidate: true }, field('Service', service), field('Pickup', pickup), field('Delivery', delivery), field('Note (optional)', notes), save, alert)
+  const form = h(
+    'form',
+    { novalidate: true },
+    field('Service', service),
+    field('Pickup', pickup),
+    field('Delivery', delivery),
+    field('Note (optional)', notes),
+    save,
+    alert
+  )
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     const seconds = (input: HTMLInputElement) => Math.floor(new Date(input.value).getTime() / 1000)
@@ -204,5 +289,10 @@ function newOrderForm(c: Console, record: CustomerRecord, services: string[]): H
       c.go(`#/transaction/${encodeURIComponent(created.transaction_id)}`, `Order ${created.transaction_code} is created.`)
     })
   })
-  return h('section', { class: 'card', 'aria-labelledby': 'new-order-title' }, h('h2', { id: 'new-order-title' }, `New order for ${record.first_name || record.email}`), form)
+  return h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'new-order-title' },
+    h('h2', { id: 'new-order-title' }, `New order for ${record.first_name || record.email}`),
+    form
+  )
 }

@@ -1,10 +1,10 @@
 import './console.css'
-import { ApiError } from '../shared/http'
 import { h, replace } from '../shared/dom'
+import { ApiError } from '../shared/http'
 import { Api } from './api'
 import { renderBoard } from './board'
 import { renderCatalogue } from './catalogue'
-import { CustomerNames, type Console } from './context'
+import { type Console, CustomerNames } from './context'
 import { renderCustomers } from './customers'
 import { forgetKey, storedKey } from './session'
 import { renderSignIn } from './signin'
@@ -48,12 +48,31 @@ function shell(): NonNullable<typeof frame> {
   const signOutButton = h('button', { type: 'button', class: 'sign-out', onclick: () => signOut('You are signed out.') }, 'Sign out')
   replace(
     root,
-    h('a', { class: 'skip', href: '#main', onclick: (event: Event) => (event.preventDefault(), view.querySelector<HTMLElement>('h1')?.focus()) }, 'Skip to content'),
+    h(
+      'a',
+      {
+        class: 'skip',
+        href: '#main',
+        onclick: (event: Event) => {
+          event.preventDefault()
+          view.querySelector<HTMLElement>('h1')?.focus()
+        }
+      },
+      'Skip to content'
+    ),
     h(
       'header',
       { class: 'top' },
       h('p', { class: 'brand' }, 'service-ordering', h('span', {}, ' · staff console')),
-      h('nav', { 'aria-label': 'Console' }, h('ul', {}, links.map((link) => h('li', {}, link)))),
+      h(
+        'nav',
+        { 'aria-label': 'Console' },
+        h(
+          'ul',
+          {},
+          links.map((link) => h('li', {}, link))
+        )
+      ),
       signOutButton
     ),
     status,
@@ -67,13 +86,16 @@ function shell(): NonNullable<typeof frame> {
 async function route(): Promise<void> {
   if (session === null) return
   const ticket = ++rendering
-  const [section = 'board', ...rest] = location.hash.replace(/^#\/?/, '').split('/').map((part) => {
-    try {
-      return decodeURIComponent(part)
-    } catch {
-      return part
-    }
-  })
+  const [section = 'board', ...rest] = location.hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .map((part) => {
+      try {
+        return decodeURIComponent(part)
+      } catch {
+        return part
+      }
+    })
   const active = section === 'transaction' ? '#/board' : `#/${section}`
   const { view, status, links } = shell()
   for (const link of links) {
@@ -110,11 +132,20 @@ async function route(): Promise<void> {
     else if (section === 'transaction' && rest[0] !== undefined) await renderTransaction(context, view, rest[0])
     else if (section === 'customers') await renderCustomers(context, view, rest[0])
     else if (section === 'catalogue') await renderCatalogue(context, view, rest[0])
-    else replace(view, h('h1', { class: 'page-title', tabindex: -1 }, 'Not found'), h('p', {}, 'There is no such page in the console. ', h('a', { href: '#/board' }, 'Go to the board.')))
+    else
+      replace(
+        view,
+        h('h1', { class: 'page-title', tabindex: -1 }, 'Not found'),
+        h('p', {}, 'There is no such page in the console. ', h('a', { href: '#/board' }, 'Go to the board.'))
+      )
   } catch (error) {
     if (!context.current()) return
     if (error instanceof ApiError && error.status === 401) return signOut('Your key is no longer accepted; sign in again.')
-    replace(view, h('h1', { class: 'page-title', tabindex: -1 }, 'This page could not be shown'), h('p', { class: 'alert', role: 'alert' }, errorText(error)))
+    replace(
+      view,
+      h('h1', { class: 'page-title', tabindex: -1 }, 'This page could not be shown'),
+      h('p', { class: 'alert', role: 'alert' }, errorText(error))
+    )
   }
   if (context.current()) view.querySelector<HTMLElement>('h1')?.focus({ preventScroll: true })
 }

@@ -1,5 +1,5 @@
-import { ApiError } from '../shared/http'
 import { field, h, replace } from '../shared/dom'
+import { ApiError } from '../shared/http'
 import { Api } from './api'
 import { storeKey } from './session'
 
@@ -8,7 +8,14 @@ import { storeKey } from './session'
  * it is kept in this tab's sessionStorage.
  */
 export function renderSignIn(root: HTMLElement, onSignedIn: (api: Api) => void, message = ''): void {
-  const key = h('input', { type: 'password', name: 'key', autocomplete: 'off', spellcheck: 'false', required: true, placeholder: 'KEY_ID:SECRET' })
+  const key = h('input', {
+    type: 'password',
+    name: 'key',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    required: true,
+    placeholder: 'KEY_ID:SECRET'
+  })
   const alert = h('p', { class: 'alert', role: 'alert' }, message)
   const button = h('button', { type: 'submit', class: 'primary' }, 'Sign in')
   const form = h(
@@ -48,7 +55,13 @@ export function renderSignIn(root: HTMLElement, onSignedIn: (api: Api) => void, 
   })
   replace(
     root,
-    h('main', { class: 'signin', id: 'main' }, h('h1', { class: 'page-title', tabindex: -1 }, 'Staff console'), h('p', { class: 'lede' }, 'Sign in to run the shop: the board, orders, customers and the catalogue.'), form)
+    h(
+      'main',
+      { class: 'signin', id: 'main' },
+      h('h1', { class: 'page-title', tabindex: -1 }, 'Staff console'),
+      h('p', { class: 'lede' }, 'Sign in to run the shop: the board, orders, customers and the catalogue.'),
+      form
+    )
   )
   key.focus()
 }

@@ -78,9 +78,26 @@ export async function renderTransaction(c: Console, view: HTMLElement, transacti
       open ? h('div', { class: 'actions' }, moveButton, moveAlert) : h('p', {}, 'This order is closed.')
     )
     return [
-      h('p', { class: 'breadcrumb' }, h('a', { href: `#/board/${encodeURIComponent(order.service.service_name)}` }, `← Board: ${order.service.service_name}`)),
+      h(
+        'p',
+        { class: 'breadcrumb' },
+        h('a', { href: `#/board/${encodeURIComponent(order.service.service_name)}` }, `← Board: ${order.service.service_name}`)
+      ),
       pageHeading(`Order #${order.transaction_code}`),
-      h('div', { class: 'panel-grid' }, summary, receipt(order, items), note(order), tracking(order), h('section', { class: 'card history', 'aria-labelledby': 'history-title' }, h('h2', { id: 'history-title' }, 'History'), timeline(history)))
+      h(
+        'div',
+        { class: 'panel-grid' },
+        summary,
+        receipt(order, items),
+        note(order),
+        tracking(order),
+        h(
+          'section',
+          { class: 'card history', 'aria-labelledby': 'history-title' },
+          h('h2', { id: 'history-title' }, 'History'),
+          timeline(history)
+        )
+      )
     ]
   }
 
@@ -94,12 +111,27 @@ export async function renderTransaction(c: Console, view: HTMLElement, transacti
             'table',
             { class: 'receipt' },
             h('caption', { class: 'visually-hidden' }, 'Receipt'),
-            h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Item'), h('th', { scope: 'col', class: 'num' }, 'Qty'), h('th', { scope: 'col', class: 'num' }, 'Price'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                h('th', { scope: 'col' }, 'Item'),
+                h('th', { scope: 'col', class: 'num' }, 'Qty'),
+                h('th', { scope: 'col', class: 'num' }, 'Price'),
+                h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions'))
+              )
+            ),
             h(
               'tbody',
               {},
               lines.map((line) => {
-                const remove = h('button', { type: 'button', class: 'small', 'aria-label': `Remove one ${line.title ?? ''}`, disabled: order.status !== 'open' }, 'Remove one')
+                const remove = h(
+                  'button',
+                  { type: 'button', class: 'small', 'aria-label': `Remove one ${line.title ?? ''}`, disabled: order.status !== 'open' },
+                  'Remove one'
+                )
                 remove.addEventListener('click', () =>
                   busy(remove, alert, async () => {
                     await c.api.removeFromReceipt(order.transaction_id, line.item_id!)
@@ -107,10 +139,21 @@ export async function renderTransaction(c: Console, view: HTMLElement, transacti
                     c.notify(`Removed one ${line.title ?? 'item'} from the receipt.`)
                   })
                 )
-                return h('tr', { 'data-item': line.item_id }, h('th', { scope: 'row' }, line.title), h('td', { class: 'num' }, line.quantity), h('td', { class: 'num' }, money(line.price)), h('td', {}, remove))
+                return h(
+                  'tr',
+                  { 'data-item': line.item_id },
+                  h('th', { scope: 'row' }, line.title),
+                  h('td', { class: 'num' }, line.quantity),
+                  h('td', { class: 'num' }, money(line.price)),
+                  h('td', {}, remove)
+                )
               })
             ),
-            h('tfoot', {}, h('tr', {}, h('th', { scope: 'row', colspan: 2 }, 'Total'), h('td', { class: 'num total' }, money(order.total)), h('td', {})))
+            h(
+              'tfoot',
+              {},
+              h('tr', {}, h('th', { scope: 'row', colspan: 2 }, 'Total'), h('td', { class: 'num total' }, money(order.total)), h('td', {}))
+            )
           )
     const catalogue =
       items === null || items.item_group.length === 0
@@ -124,7 +167,18 @@ export async function renderTransaction(c: Console, view: HTMLElement, transacti
                 'ul',
                 { class: 'add-items' },
                 group.item.map((item) => {
-                  const add = h('button', { type: 'button', class: 'small', 'data-item': item.item_id, disabled: order.status !== 'open', 'aria-label': `Add ${item.title}` }, `+ ${item.title} `, h('span', { class: 'price' }, cents(item.price)))
+                  const add = h(
+                    'button',
+                    {
+                      type: 'button',
+                      class: 'small',
+                      'data-item': item.item_id,
+                      disabled: order.status !== 'open',
+                      'aria-label': `Add ${item.title}`
+                    },
+                    `+ ${item.title} `,
+                    h('span', { class: 'price' }, cents(item.price))
+                  )
                   add.addEventListener('click', () =>
                     busy(add, alert, async () => {
                       await c.api.addToReceipt(order.transaction_id, item.item_id)
@@ -152,7 +206,13 @@ export async function renderTransaction(c: Console, view: HTMLElement, transacti
     const text = h('textarea', { name: 'note', rows: 3, maxlength: 1000 }, order.note)
     const alert = alertBox()
     const save = h('button', { type: 'submit' }, 'Save note')
-    const form = h('form', { class: 'note-form' }, field('Note', text, 'Seen by staff and the customer; not on the tracking page.'), save, alert)
+    const form = h(
+      'form',
+      { class: 'note-form' },
+      field('Note', text, 'Seen by staff and the customer; not on the tracking page.'),
+      save,
+      alert
+    )
     form.addEventListener('submit', (event) => {
       event.preventDefault()
       void busy(save, alert, async () => {
@@ -180,7 +240,11 @@ export async function renderTransaction(c: Console, view: HTMLElement, transacti
           c.notify('Select the link and copy it (Ctrl+C).')
         }
       })
-      replace(output, h('label', { for: id }, 'Tracking link for the customer'), h('div', { class: 'inline' }, input, copy, h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, 'Open')))
+      replace(
+        output,
+        h('label', { for: id }, 'Tracking link for the customer'),
+        h('div', { class: 'inline' }, input, copy, h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, 'Open'))
+      )
     }
     const get = h('button', { type: 'button' }, 'Get tracking link')
     get.addEventListener('click', () => busy(get, alert, async () => show((await c.api.trackingLink(order.transaction_id)).tracking_url)))

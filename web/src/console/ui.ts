@@ -1,5 +1,5 @@
-import { ApiError } from '../shared/http'
 import { h, uid } from '../shared/dom'
+import { ApiError } from '../shared/http'
 
 /** Fired on window when a call answers 401: the key is no longer accepted. */
 export const UNAUTHORIZED = 'console:unauthorized'
@@ -22,7 +22,12 @@ export function alertBox(): HTMLParagraphElement {
  * Runs `work` with the button disabled (a double tap does nothing twice), showing a failure in
  * `alert` if there is one; resolves true when it succeeded.
  */
-export async function busy(button: HTMLButtonElement, alert: HTMLElement | null, work: () => Promise<void>, fail?: (error: unknown) => void): Promise<boolean> {
+export async function busy(
+  button: HTMLButtonElement,
+  alert: HTMLElement | null,
+  work: () => Promise<void>,
+  fail?: (error: unknown) => void
+): Promise<boolean> {
   if (button.disabled) return false
   button.disabled = true
   button.setAttribute('aria-busy', 'true')
@@ -52,15 +57,28 @@ export function eventsFieldset(legend: string, checked: readonly string[] = []):
   const boxes = ['email', 'text', 'trak'].map((event) => {
     const id = uid(`event-${event}`)
     const input = h('input', { type: 'checkbox', id, name: 'events', value: event, checked: checked.includes(event) })
-    return { input, element: h('span', { class: 'check' }, input, h('label', { for: id }, event === 'trak' ? 'tracking (trak)' : event === 'text' ? 'text message' : 'e-mail')) }
+    return {
+      input,
+      element: h(
+        'span',
+        { class: 'check' },
+        input,
+        h('label', { for: id }, event === 'trak' ? 'tracking (trak)' : event === 'text' ? 'text message' : 'e-mail')
+      )
+    }
   })
   return {
-    element: h('fieldset', { class: 'events' }, h('legend', {}, legend), boxes.map((b) => b.element)),
+    element: h(
+      'fieldset',
+      { class: 'events' },
+      h('legend', {}, legend),
+      boxes.map((b) => b.element)
+    ),
     values: () => boxes.filter((b) => b.input.checked).map((b) => b.input.value)
   }
 }
 
 /** Text of a labelled input, trimmed. */
-export function valueOf(input: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement): string {
+export function inputText(input: HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement): string {
   return input.value.trim()
 }

@@ -8,7 +8,11 @@ export type Attrs = Record<string, string | number | boolean | null | undefined 
  * Builds an element: `h('button', { type: 'button', onclick: go }, 'Move on')`. Text always goes in
  * as text nodes, never as HTML, so nothing from the API can inject markup.
  */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Array<Child | Child[]>): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Array<Child | Child[]>
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag)
   for (const [name, value] of Object.entries(attrs)) {
     if (typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value)

@@ -1,8 +1,8 @@
 import './track.css'
 import type { TrackingStatus } from '../shared/api-types'
-import { ApiError, postJson } from '../shared/http'
 import { h, progress, replace } from '../shared/dom'
 import { historyLabel, when } from '../shared/format'
+import { ApiError, postJson } from '../shared/http'
 
 // The customers' tracking page (issue 9): /track/<token>. It reads POST /track/<token>/status,
 // which answers the service, the current step, the progress bar and the timeline, nothing else.
@@ -30,7 +30,12 @@ function draw(status: TrackingStatus): void {
       'section',
       { class: 'now', 'aria-labelledby': 'now-title' },
       h('h2', { id: 'now-title' }, complete ? 'Complete' : 'Where it is now'),
-      h('p', { class: 'step' }, h('span', { class: 'step-number' }, `Step ${position.position_number} of ${bar.total_steps}`), h('strong', {}, position.position_description)),
+      h(
+        'p',
+        { class: 'step' },
+        h('span', { class: 'step-number' }, `Step ${position.position_number} of ${bar.total_steps}`),
+        h('strong', {}, position.position_description)
+      ),
       progress(bar.percentage, 'Progress of your order')
     ),
     h(
@@ -40,12 +45,24 @@ function draw(status: TrackingStatus): void {
       h(
         'ol',
         { class: 'timeline' },
-        [...status.history].reverse().map((entry) =>
-          h('li', { 'data-type': entry.type }, h('time', { datetime: entry.at }, when(entry.at)), h('strong', {}, historyLabel(entry.type)), h('span', {}, `${entry.description} (step ${entry.position_number})`))
-        )
+        [...status.history]
+          .reverse()
+          .map((entry) =>
+            h(
+              'li',
+              { 'data-type': entry.type },
+              h('time', { datetime: entry.at }, when(entry.at)),
+              h('strong', {}, historyLabel(entry.type)),
+              h('span', {}, `${entry.description} (step ${entry.position_number})`)
+            )
+          )
       )
     ),
-    h('p', { class: 'updated', role: 'status' }, `Updated ${new Date().toLocaleTimeString('en-US', { timeStyle: 'short' })}. This page refreshes by itself.`)
+    h(
+      'p',
+      { class: 'updated', role: 'status' },
+      `Updated ${new Date().toLocaleTimeString('en-US', { timeStyle: 'short' })}. This page refreshes by itself.`
+    )
   )
 }
 

@@ -4,9 +4,9 @@ import { decrypt } from '../../../common/crypto.js'
 import type { Database } from '../../../db/database.js'
 import { fullName, type NotificationsRepository } from '../notifications.repository.js'
 import type { OutboxClaims } from '../outbox.claims.js'
+import { type Channel, type DeliveryResult, failed, type OnRecorded, type OutboxDelivery, unsupported } from './channel.js'
+import { type EmailContent, passwordResetEmail, stepEmail } from './email.templates.js'
 import { describeError, isPermanentSmtpRefusal } from './errors.js'
-import { failed, unsupported, type Channel, type DeliveryResult, type OnRecorded, type OutboxDelivery } from './channel.js'
-import { passwordResetEmail, stepEmail, type EmailContent } from './email.templates.js'
 import { writeMessageFile } from './outbox-files.js'
 import { passwordResetPayload, stepPayload } from './payloads.js'
 
@@ -88,7 +88,11 @@ export function emailChannel(deps: EmailChannelDeps): Channel {
   return {
     async deliver(message, signal) {
       const letter =
-        message.template === 'step' ? await stepLetter(message) : message.template === 'password_reset' ? await resetLetter(message) : unsupported(message)
+        message.template === 'step'
+          ? await stepLetter(message)
+          : message.template === 'password_reset'
+            ? await resetLetter(message)
+            : unsupported(message)
       if ('kind' in letter) return letter
       const mail: SendMailOptions = {
         from: settings.mailFrom,

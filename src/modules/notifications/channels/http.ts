@@ -1,4 +1,4 @@
-import { failed, type DeliveryResult } from './channel.js'
+import { type DeliveryResult, failed } from './channel.js'
 import { describeError } from './errors.js'
 
 /** Where a channel POSTs: the URL without credentials, and the headers that carry them instead. */

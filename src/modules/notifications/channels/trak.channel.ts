@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks'
 import type { Clock } from '../../../common/clock.js'
-import type { StepEventPayload } from '../outbox.repository.js'
 import type { NotificationsRepository } from '../notifications.repository.js'
-import { failed, unsupported, type Channel, type OnRecorded } from './channel.js'
+import type { StepEventPayload } from '../outbox.repository.js'
+import { type Channel, failed, type OnRecorded, unsupported } from './channel.js'
 import { httpTarget, postJson } from './http.js'
 import { stepPayload } from './payloads.js'
 
