@@ -115,8 +115,6 @@ export class SqliteGroupCommit implements UnitOfWork {
   }
 
   private async runAlone(job: Job): Promise<void> {
-    this.counts.commits++
-    this.counts.useCases++
     let trx: ControlledTransaction<DB>
     try {
       trx = await this.db.startTransaction().execute()
@@ -125,6 +123,8 @@ export class SqliteGroupCommit implements UnitOfWork {
       job.reject(error)
       return
     }
+    this.counts.commits++
+    this.counts.useCases++
     let value: unknown
     try {
       value = await this.withDirect(trx, () => job.work(trx))

@@ -79,6 +79,18 @@ describe('SQLite group commit (performance issue)', () => {
     assert.deepEqual(rows, [{ temp_store: 2 }])
   })
 
+  it('should not count a commit whose begin failed (issue 26)', async () => {
+    // A database of its own, closed before its one use case: its begin fails.
+    const other = openDatabase(
+      loadConfig({ DATABASE_URL: `sqlite:${(testDatabase.database as { file: string }).file}`, DATA_DIR: testDatabase.dataDir })
+    )
+    const unit = other.unitOfWork as SqliteGroupCommit
+    await other.ping()
+    await other.close()
+    await assert.rejects(unit.run(async () => 'never run'))
+    assert.deepEqual(unit.counts, { commits: 0, useCases: 0 })
+  })
+
   it('should acknowledge a lone use case', async () => {
     assert.equal(await insertKey('alone'), 'alone')
     assert.ok((await keys()).includes('alone'))
