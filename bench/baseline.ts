@@ -3,9 +3,8 @@ import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 
 /**
- * The baseline every scenario is compared with (issue 7): a bare Fastify 5 server, no logger, no
- * plugins, answering `POST /v1/ping` with a small JSON body. Run as its own process, pinned to the
- * same core as the API server: `node --import tsx bench/baseline.ts` with PORT set.
+ * The baseline every scenario's rate is divided by, so results from different machines compare: a
+ * bare Fastify answering `POST /v1/ping`, run as its own process on the API's core (PORT set).
  */
 export async function startBaseline(port: number, host = '127.0.0.1'): Promise<() => Promise<void>> {
   const app = Fastify({ logger: false })

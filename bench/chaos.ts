@@ -9,7 +9,7 @@ import { BENCH_DIR, BOOTSTRAP, buildServer, createDatabase, freePort, ROOT, star
 import type { Child } from './processes.js'
 
 /**
- * `npm run chaos` (issue 25): PostgreSQL ends the API's sessions under load, again and again, and
+ * `npm run chaos`: PostgreSQL ends the API's sessions under load, again and again, and
  * the API (`node dist/main.js`, as `npm start` runs it) must stay up, answer 503 while the database
  * is away, resume by itself and keep every write it acknowledged. Part one terminates the API's
  * backends on the shared server (its own database only); part two restarts a private cluster.

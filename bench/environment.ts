@@ -18,9 +18,8 @@ const BUILD_DIR = path.join(BENCH_DIR, 'build')
 export const BOOTSTRAP = { id: 'key_benchadmin', secret: 'bench-admin-secret-0123456789abcdefghijklmnop' }
 
 /**
- * Compiles the server as `npm run build` does (tsc, same tsconfig), but into .bench/build, so the
- * bench measures what `npm start` runs without touching dist/ that others may be using.
- * Returns the entry point. Type errors are reported but do not stop the bench when tsc emitted.
+ * Compiles the server as `npm run build` does, but into .bench/build: the bench measures what
+ * `npm start` runs without touching a dist/ others may be using. Returns the entry point.
  */
 export function buildServer(log: (line: string) => void): string {
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
@@ -44,36 +43,6 @@ export function buildServer(log: (line: string) => void): string {
   }
   log(`built the server into ${path.relative(ROOT, outDir)} (${((performance.now() - started) / 1000).toFixed(1)} s)`)
   return entry
-}
-
-/**
- * `--compare REV`: the server as of a git revision, built once into .bench/compare/<commit>/dist
- * (inside the repository, so it loads this checkout's node_modules: a revision with other
- * dependencies or other migrations than the working tree cannot be compared this way).
- */
-export function buildRevision(revision: string, log: (line: string) => void): { entry: string; commit: string } {
-  const git = (args: string[], options: { input?: Buffer } = {}) => {
-    const result = spawnSync('git', args, { cwd: ROOT, maxBuffer: 256 * 2 ** 20, ...options })
-    if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${String(result.stderr).trim()}`)
-    return result.stdout
-  }
-  const commit = String(git(['rev-parse', '--verify', '--quiet', `${revision}^{commit}`])).trim()
-  const dir = path.join(BENCH_DIR, 'compare', commit.slice(0, 12))
-  const entry = path.join(dir, 'dist', 'main.js')
-  if (fs.existsSync(entry)) return { entry, commit }
-  fs.rmSync(dir, { recursive: true, force: true })
-  fs.mkdirSync(dir, { recursive: true })
-  const archive = git(['archive', '--format=tar', commit, 'src', 'tsconfig.json', 'package.json'])
-  const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive })
-  if (untar.status !== 0) throw new Error(`could not unpack ${revision}: ${String(untar.stderr).trim()}`)
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-  const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json'), '--outDir', path.join(dir, 'dist')], {
-    cwd: dir,
-    encoding: 'utf8'
-  })
-  if (!fs.existsSync(entry)) throw new Error(`tsc failed for ${revision}:\n${result.stdout}${result.stderr}`)
-  log(`built ${revision} (${commit.slice(0, 12)}) into ${path.relative(ROOT, path.join(dir, 'dist'))}`)
-  return { entry, commit }
 }
 
 /** A free TCP port on the loopback interface. */
@@ -165,22 +134,13 @@ export interface ServerOptions {
   synchronous: 'FULL' | 'NORMAL'
   dataDir: string
   logFile: string
-  /** Directory for a CPU profile (`node --cpu-prof`), or null. */
-  profileDir?: string | null
-  profileName?: string
-  /** API processes (WORKERS, node:cluster); default 1. */
   workers?: number
-  /** REDIS_URL: rate-limit counters in Redis; default none. */
   redisUrl?: string | null
-  /** Node/V8 flags put after `npm start`'s own (`--node-flags`), so a later one of the same name wins. */
+  /** After `npm start`'s own flags, so a later one of the same name wins. */
   nodeFlags?: readonly string[]
 }
 
-/**
- * The Node flags of `npm start` (package.json's `start` script: `… node FLAGS dist/main.js`), so the
- * bench runs the API exactly as it is started, and a change of them is measured without a second
- * copy to keep in step.
- */
+/** The Node flags of package.json's `start` script: the bench runs the API exactly as it is started, from one copy. */
 export function npmStartFlags(startScript: string): string[] {
   const match = /\bnode((?:\s+--[^\s]+)*)\s+dist\/main\.js\b/.exec(startScript)
   if (match === null) throw new Error(`cannot find "node … dist/main.js" in the start script: ${startScript}`)
@@ -194,18 +154,12 @@ const START_FLAGS = npmStartFlags(
   (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
 )
 
-/**
- * Starts the API as `npm start` does (`node` with its flags, `npmStartFlags`), pinned to a core;
- * `nodeFlags` follow those flags (`--node-flags`, to measure one).
- */
+/** Starts the API as `npm start` does, pinned to a core, and waits until it is ready. */
 export async function startApiServer(options: ServerOptions): Promise<Child> {
-  const profile = options.profileDir
-    ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir, '--cpu-prof-name', options.profileName ?? 'api.cpuprofile']
-    : []
   const child = spawnPinned({
     name: 'api server',
     command: process.execPath,
-    args: [...START_FLAGS, ...(options.nodeFlags ?? []), ...profile, options.entry],
+    args: [...START_FLAGS, ...(options.nodeFlags ?? []), options.entry],
     cpu: options.cpu,
     logFile: options.logFile,
     cwd: ROOT,
@@ -222,7 +176,7 @@ export async function startApiServer(options: ServerOptions): Promise<Child> {
       SQLITE_SYNCHRONOUS: options.synchronous,
       WORKERS: String(options.workers ?? 1),
       ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
-      // As `npm start` and the image run it: two glibc malloc arenas (MALLOC_ARENA_MAX=0 here: glibc's default).
+      // As `npm start` sets it; MALLOC_ARENA_MAX=0 leaves glibc's default.
       ...(process.env.MALLOC_ARENA_MAX === '0' ? {} : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' })
     }
   })

@@ -33,7 +33,6 @@ export interface LoadOptions {
   /** Index of the first request of the file to send. */
   start: number
   connections: number
-  threads: number
   seconds: number
   /** The file holds several requests to cycle through (else wrk repeats its one request without Lua). */
   dynamic: boolean
@@ -42,8 +41,6 @@ export interface LoadOptions {
   /** The core the load generator is pinned to, or null. */
   cpu: number | null
   timeoutSeconds?: number
-  /** Called with wrk's pid once it runs (CPU accounting). */
-  onStart?: (pid: number) => void
 }
 
 function which(command: string): string | null {
@@ -99,10 +96,10 @@ interface RawResult {
   statuses: Record<string, number>
 }
 
-/** Runs wrk once with bench/lua/cycle.lua and returns what it measured. */
+/** Runs wrk once with bench/lua/cycle.lua, one thread (it gets one core), and returns what it measured. */
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const wrkArgs = [
-    `-t${options.threads}`,
+    '-t1',
     `-c${options.connections}`,
     `-d${options.seconds}s`,
     `--timeout`,
@@ -114,7 +111,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     '--',
     options.requestFile,
     String(options.start),
-    String(options.threads)
+    '1'
   ]
   const [command, args] = options.cpu === null ? ['wrk', wrkArgs] : ['taskset', ['-c', String(options.cpu), 'wrk', ...wrkArgs]]
   return new Promise((resolve, reject) => {
@@ -122,7 +119,6 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, BENCH_DYNAMIC: options.dynamic ? '1' : '0', BENCH_COUNT_STATUSES: options.countStatuses ? '1' : '0' }
     })
-    if (child.pid !== undefined) options.onStart?.(child.pid)
     let out = ''
     let err = ''
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
@@ -166,4 +162,22 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       })
     })
   })
+}
+
+/** Several request files under load at once, one unpinned wrk each, statuses counted; advances each cursor. */
+export async function runLoads(
+  url: string,
+  loads: { name: string; file: string; cursor: number; expectedStatuses: readonly number[] }[],
+  connections: number,
+  seconds: number
+): Promise<Map<string, LoadResult>> {
+  const results = await Promise.all(
+    loads.map(async (load) => {
+      const options = { url, requestFile: load.file, start: load.cursor, connections, seconds, dynamic: true, countStatuses: true }
+      const result = await runLoad({ ...options, expectedStatuses: load.expectedStatuses, cpu: null })
+      load.cursor += result.sent
+      return [load.name, result] as const
+    })
+  )
+  return new Map(results)
 }

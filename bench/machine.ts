@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import { wrkVersion } from './loadgen.js'
 
-/** The machine a run was taken on, as BENCHMARKS.md reports it. */
+/** The machine a run was taken on. */
 export interface MachineInfo {
   cpu: string
   cores: number

@@ -1,32 +1,26 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { apiServerOptions, drive, log, prime, rewind, type Target } from './driver.js'
+import { type BenchDatabase, freePort, ROOT, startApiServer, startReference } from './environment.js'
+import type { Options } from './options.js'
 
 /**
- * Where a server's CPU goes, kernel included, from Linux `perf` sampling the whole process. V8's
- * own profiler (`--profile`) sees only JavaScript and attributes native work to whichever function
- * was on the stack when it sampled: it gave `pragma data_version` 1.8 µs a request, which takes
- * 70 ns in a loop, and none of the time the kernel spends sending an answer. `perf` counts every
- * thread of the process on the CPU, in user space and in the kernel, so its samples divided by the
- * requests answered meanwhile are the CPU a request costs, by where it was spent.
+ * `--perf`: where a server's CPU goes, from Linux `perf` sampling every thread of the process, in
+ * user space and in the kernel. V8's own profiler sees no kernel time and charges native calls to
+ * whatever JavaScript was on the stack; samples over requests answered are the CPU a request costs.
  */
 
-/** Samples per second: below 1 kHz so the sampling itself costs little. */
+/** Samples per second: below 1 kHz so that sampling costs little. */
 export const PERF_FREQUENCY = 999
 
-/**
- * Node flags of a sampled server: V8 writes `/tmp/perf-PID.map`, which names its generated code for
- * `perf report` (one JavaScript function a symbol, instead of one lump of `[JIT]`). Only functions:
- * V8's own stubs stay unnamed, and the map stays small. The map is read when the recording is
- * summarised, and removed after (`removePerfMap`).
- */
-export const PERF_NODE_FLAGS = ['--perf-basic-prof-only-functions'] as const
+// V8 writes /tmp/perf-PID.map, naming its generated code for `perf report`; functions only keep it small.
+const PERF_NODE_FLAGS = ['--perf-basic-prof-only-functions']
 
 export interface PerfLine {
   /** The shared object (`node`, `[kernel.kallsyms]`, `better_sqlite3.node`, V8's JIT code…). */
   object: string
-  /** The symbol, for the top-symbols list; empty for the by-object list. */
+  /** Empty in the by-object list. */
   symbol: string
   share: number
 }
@@ -35,68 +29,58 @@ export interface PerfSummary {
   file: string
   samples: number
   requests: number
-  /** CPU microseconds per request answered, all threads of the server process. */
   cpuMicrosPerRequest: number
   byObject: PerfLine[]
   top: PerfLine[]
   /**
-   * `--perf-call-graph`: the project's own functions (and the reference's) by inclusive share, what
-   * they and everything they called took. A function that goes on with the request through a
-   * callback (a hook's `done`) includes the rest of the request: read those as upper bounds.
+   * With call graphs: the project's functions by inclusive share. A hook that goes on with the
+   * request through a callback includes the rest of it: read those as upper bounds.
    */
   inclusive?: PerfLine[]
 }
 
-/** True when Linux `perf` is installed and runs. */
 export function perfAvailable(): boolean {
-  const result = spawnSync('perf', ['--version'], { encoding: 'utf8' })
-  return result.status === 0
+  return spawnSync('perf', ['--version'], { encoding: 'utf8' }).status === 0
 }
 
-/** What perf calls V8's generated code (`[JIT] tid 1234`), under one name for every process. */
+const JIT = '[JIT] (V8 generated code)'
+
+/** One name for V8's generated code (`[JIT] tid 1234`) in every process. */
 function objectName(raw: string): string {
   const name = raw.trim()
-  return name.startsWith('[JIT]') ? '[JIT] (V8 generated code)' : name
+  return name.startsWith('[JIT]') ? JIT : name
 }
 
 /**
- * A JavaScript function as V8's perf map names it (`JS:*name file:///…/dist/x.js:15:34`, the mark
- * saying which tier compiled it), shortened to `name (dist/x.js:15)`: the project's files from
- * `dist/`, packages from their name, Node's own as `node:…`, code V8 generated from a string
- * (fast-json-stringify's serialisers, find-my-way's) as `generated`. Any other symbol is kept.
+ * A JavaScript function as V8's perf map names it (`JS:*name file:///…/dist/x.js:15:34`) as
+ * `name (dist/x.js:15)`: the build from `dist/`, packages by name, code V8 generated from a string
+ * as `generated`. Any other symbol is kept.
  */
 export function readableSymbol(symbol: string): string {
   const match = /^JS:[*~^+-]?(\S*) (.*?):(\d+):\d+$/.exec(symbol)
   if (match === null) return symbol
   const name = match[1] === '' ? '(anonymous)' : match[1]!
   const where = match[2]!
-  const dist = where.lastIndexOf('/dist/')
-  const modules = where.lastIndexOf('/node_modules/')
-  const bench = where.lastIndexOf('/bench/')
-  const file =
-    where === ''
-      ? 'generated'
-      : modules >= 0
-        ? where.slice(modules + '/node_modules/'.length)
-        : dist >= 0
-          ? where.slice(dist + 1)
-          : bench >= 0
-            ? where.slice(bench + 1)
-            : where
+  // Packages by name, the build and the bench from their folder.
+  const cut = (marker: string, keepFolder: boolean) => {
+    const at = where.lastIndexOf(marker)
+    return at < 0 ? null : where.slice(keepFolder ? at + 1 : at + marker.length)
+  }
+  const file = where === '' ? 'generated' : (cut('/node_modules/', false) ?? cut('/dist/', true) ?? cut('/bench/', true) ?? where)
   return `${name} (${file}:${match[3]})`
 }
 
-/** Whether a symbol is one of the project's functions (its build, `dist/`, not a package's) or the reference's. */
+/** The project's build (not a package's) or the reference server. */
 function isProjectFunction(symbol: string): boolean {
   return (
     symbol.startsWith('JS:') && !symbol.includes('/node_modules/') && (symbol.includes('/dist/') || symbol.includes('/bench/reference.'))
   )
 }
 
-/** The share column of a report line (percent as printed), as a fraction; NaN when it is not one. */
+/** The share column as printed (percent), as a fraction; NaN when it is not one. */
 const shareOf = (fields: readonly string[]) => Number.parseFloat(fields[0]!.trim().replace('%', '')) / 100
 
-/** The symbol column (from the `index`th field on: a symbol may hold ';'), without its user or kernel mark. */
+/** The symbol from field `index` on (a symbol may hold ';'), without its user or kernel mark. */
 const symbolOf = (fields: readonly string[], index: number) =>
   fields
     .slice(index)
@@ -104,10 +88,7 @@ const symbolOf = (fields: readonly string[], index: number) =>
     .trim()
     .replace(/^\[[.k]\]\s*/, '')
 
-/**
- * Lines of `perf report --stdio -q -n -t ';' --sort dso[,sym]`: share, sample count, object and,
- * with `sym`, the symbol (`[.] name` in user space, `[k] name` in the kernel).
- */
+/** Lines of `perf report --stdio -q -n -t ';' --sort dso[,sym]`: share, samples, object and maybe symbol. */
 export function parseReport(text: string): { samples: number; lines: PerfLine[] } {
   const lines: PerfLine[] = []
   let samples = 0
@@ -124,80 +105,62 @@ export function parseReport(text: string): { samples: number; lines: PerfLine[] 
   return { samples, lines }
 }
 
-/**
- * The project's functions from `perf report --children --sort sym -g none --stdio -q -n -t ';'`
- * (inclusive share, self share, samples, symbol), by inclusive share, at most `count`.
- */
+/** The project's functions from `perf report --children --sort sym -g none …`, by inclusive share, at most `count`. */
 export function parseInclusive(text: string, count = 15): PerfLine[] {
-  // A function V8 compiled more than once (another tier, or again after a deoptimisation) is one row.
+  // A function V8 compiled more than once (another tier, a deoptimisation) is one row.
   const byFunction = new Map<string, number>()
   for (const raw of text.split('\n')) {
     const fields = raw.split(';')
     if (fields.length < 4) continue
     const symbol = symbolOf(fields, 3)
-    if (!isProjectFunction(symbol)) continue
     const share = shareOf(fields)
-    if (!Number.isFinite(share)) continue
+    if (!isProjectFunction(symbol) || !Number.isFinite(share)) continue
     const name = readableSymbol(symbol)
     byFunction.set(name, (byFunction.get(name) ?? 0) + share)
   }
   return [...byFunction]
-    .map(([symbol, share]): PerfLine => ({ object: '[JIT] (V8 generated code)', symbol, share }))
+    .map(([symbol, share]): PerfLine => ({ object: JIT, symbol, share }))
     .sort((a, b) => b.share - a.share)
     .slice(0, count)
 }
 
-function report(file: string, sort: string, extra: readonly string[] = []): string {
-  const result = spawnSync('perf', ['report', '-i', file, '--stdio', '-q', '-n', '-t', ';', '--sort', sort, ...extra], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 2 ** 20
-  })
+function report(file: string, sort: string, extra: readonly string[]): string {
+  const args = ['report', '-i', file, '--stdio', '-q', '-n', '-t', ';', '--sort', sort, ...extra]
+  const result = spawnSync('perf', args, { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 })
   if (result.status !== 0) throw new Error(`perf report failed: ${(result.stderr ?? '').trim().slice(0, 500)}`)
   return result.stdout
 }
 
-/**
- * The summary of a recording during which the server answered `requests` requests; with
- * `callGraph` (recorded with it), the project's functions by inclusive share too.
- */
-export function summarizePerf(file: string, requests: number, callGraph = false): PerfSummary {
+/** The summary of a recording during which the server answered `requests` requests. */
+function summarizePerf(file: string, requests: number, callGraph: boolean): PerfSummary {
   // With call graphs recorded, the flat reports must still count each sample once, by its own symbol.
   const flat = callGraph ? ['--no-children', '-g', 'none'] : []
   const byObject = parseReport(report(file, 'dso', flat))
   const bySymbol = parseReport(report(file, 'dso,sym', flat))
-  const cpuMicros = (byObject.samples * 1e6) / PERF_FREQUENCY
   return {
     file,
     samples: byObject.samples,
     requests,
-    cpuMicrosPerRequest: requests > 0 ? cpuMicros / requests : 0,
+    cpuMicrosPerRequest: requests > 0 ? (byObject.samples * 1e6) / PERF_FREQUENCY / requests : 0,
     byObject: byObject.lines,
     top: bySymbol.lines.slice(0, 20),
     ...(callGraph ? { inclusive: parseInclusive(report(file, 'sym', ['--children', '-g', 'none'])) } : {})
   }
 }
 
-/** Removes the perf map V8 wrote for a sampled process (`PERF_NODE_FLAGS`), once it has been read. */
-export function removePerfMap(pid: number): void {
-  fs.rmSync(`/tmp/perf-${pid}.map`, { force: true })
-}
-
-/**
- * `perf record` of one process until `stop()`, which ends it as Ctrl-C does (it writes its file
- * then); `callGraph`: with each sample's call stack (`-g`, by frame pointers, which V8's code keeps).
- */
-export function recordPerf(pid: number, file: string, callGraph = false): { stop: () => Promise<void> } {
+/** `perf record` of one process until `stop()`, which ends it as Ctrl-C does; `-g` walks V8's frame pointers. */
+function recordPerf(pid: number, file: string, callGraph: boolean): { stop: () => Promise<void> } {
   const args = ['record', '-q', ...(callGraph ? ['-g'] : []), '-F', String(PERF_FREQUENCY), '-p', String(pid), '-o', file]
-  const child: ChildProcess = spawn('perf', args, { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn('perf', args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal }))
   )
   return {
     stop: async () => {
       child.kill('SIGINT')
-      // perf writes its file on SIGINT, then ends by the same signal (as a shell expects of Ctrl-C).
+      // perf writes its file on SIGINT, then ends by the same signal.
       const { code, signal } = await exited
       if (code !== 0 && signal !== 'SIGINT') throw new Error(`perf record failed (exit ${code ?? signal}): ${stderr.trim().slice(0, 500)}`)
     }
@@ -205,11 +168,48 @@ export function recordPerf(pid: number, file: string, callGraph = false): { stop
 }
 
 /**
- * get-transaction's CPU per request against the reference's, both sampled by perf in this run: the
- * CPU the API's platform (credentials, hooks, headers, metrics, Fastify's schemas) adds to the same
- * read. Steadier than the two rates' ratio on a VM where a server's rate moves with how often its
- * answers find the load generator asleep (BENCHMARKS.md).
+ * A fresh server (the reference's own for its scenario) driven with one scenario after its data is
+ * put back and a warm-up, then sampled by perf for `--perf-seconds`.
  */
+export async function perfScenario(options: Options, entry: string, database: BenchDatabase, runDir: string, target: Target) {
+  const dir = path.join(runDir, 'perf')
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, `${target.scenario.name}.perf.data`)
+  const port = await freePort()
+  const server =
+    target.scenario.target === 'reference'
+      ? await startReference(port, database.url, options.serverCpu, path.join(runDir, 'reference-perf.log'), PERF_NODE_FLAGS)
+      : await startApiServer({
+          entry,
+          ...apiServerOptions(options, runDir, database.url, port, 'server-perf.log'),
+          nodeFlags: [...options.nodeFlags, ...PERF_NODE_FLAGS]
+        })
+  try {
+    let requests: number
+    try {
+      await rewind(database, target)
+      const fresh: Target = { ...target, url: `http://127.0.0.1:${port}` }
+      if (target.scenario.prime === true) await prime(fresh)
+      if (options.warmup > 0) await drive(fresh, options, options.warmup)
+      const recording = recordPerf(server.pid, file, options.perfCallGraph)
+      // Let perf attach to every thread before the load starts.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const result = await drive(fresh, options, options.perfSeconds)
+      await recording.stop()
+      target.cursor = fresh.cursor
+      requests = result.requests
+      log(`perf ${target.scenario.name}: ${Math.round(result.rps)} req/s while sampled; ${path.relative(ROOT, file)}`)
+    } finally {
+      await server.stop()
+    }
+    return summarizePerf(file, requests, options.perfCallGraph)
+  } finally {
+    // `perf report` names JavaScript only while the map is there: --keep keeps it for reports by hand.
+    if (!options.keep) fs.rmSync(`/tmp/perf-${server.pid}.map`, { force: true })
+  }
+}
+
+/** get-transaction's CPU per request against the reference's: what the API's platform adds to the same read. */
 export function perfComparison(perf: readonly { scenario: string; summary: PerfSummary }[]): string | null {
   const api = perf.find((p) => p.scenario === 'get-transaction')?.summary
   const reference = perf.find((p) => p.scenario === 'reference-transaction')?.summary
@@ -221,10 +221,11 @@ export function perfComparison(perf: readonly { scenario: string; summary: PerfS
   )
 }
 
-const us = (summary: PerfSummary, share: number) => (share * summary.cpuMicrosPerRequest).toFixed(1)
 const pct = (share: number) => `${(share * 100).toFixed(1)}%`
+const code = (symbol: string) => `\`${symbol.replaceAll('|', '\\|')}\``
 
 export function perfMarkdown(title: string, summary: PerfSummary): string {
+  const us = (share: number) => (share * summary.cpuMicrosPerRequest).toFixed(1)
   const out = [
     `#### ${title}`,
     '',
@@ -232,34 +233,23 @@ export function perfMarkdown(title: string, summary: PerfSummary): string {
       `${summary.samples} samples over ${summary.requests} requests, **${summary.cpuMicrosPerRequest.toFixed(0)} µs of CPU per request**.`,
     '',
     '| where (shared object) | share | µs per request |',
-    '|---|---:|---:|'
+    '|---|---:|---:|',
+    ...summary.byObject.filter((l) => l.share >= 0.005).map((l) => `| ${l.object} | ${pct(l.share)} | ${us(l.share)} |`),
+    '',
+    '| top symbols | in | share | µs per request |',
+    '|---|---|---:|---:|',
+    ...summary.top.map((l) => `| ${code(l.symbol)} | ${l.object} | ${pct(l.share)} | ${us(l.share)} |`)
   ]
-  for (const line of summary.byObject.filter((l) => l.share >= 0.005))
-    out.push(`| ${line.object} | ${pct(line.share)} | ${us(summary, line.share)} |`)
-  out.push('', '| top symbols | in | share | µs per request |', '|---|---|---:|---:|')
-  for (const line of summary.top)
-    out.push(`| \`${line.symbol.replaceAll('|', '\\|')}\` | ${line.object} | ${pct(line.share)} | ${us(summary, line.share)} |`)
   if (summary.inclusive !== undefined && summary.inclusive.length > 0) {
     out.push(
       '',
       "The project's functions with what they called (`--perf-call-graph`; a hook that goes on with the request through `done` includes the rest of it):",
       '',
       '| function | inclusive share | µs per request |',
-      '|---|---:|---:|'
+      '|---|---:|---:|',
+      ...summary.inclusive.map((l) => `| ${code(l.symbol)} | ${pct(l.share)} | ${us(l.share)} |`)
     )
-    for (const line of summary.inclusive)
-      out.push(`| \`${line.symbol.replaceAll('|', '\\|')}\` | ${pct(line.share)} | ${us(summary, line.share)} |`)
   }
   out.push('')
   return out.join('\n')
-}
-
-// `tsx bench/perf.ts FILE REQUESTS [--call-graph]`: the summary of a recording taken by hand.
-const isMain = process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)
-if (isMain) {
-  const [file, requests, graph] = process.argv.slice(2)
-  if (file === undefined || requests === undefined || (graph !== undefined && graph !== '--call-graph')) {
-    throw new Error('usage: tsx bench/perf.ts FILE.perf.data REQUESTS [--call-graph]')
-  }
-  console.log(perfMarkdown(path.basename(file), summarizePerf(file, Number(requests), graph !== undefined)))
 }

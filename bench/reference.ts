@@ -7,17 +7,11 @@ import { TimeFormatter } from '../src/common/time-format.js'
 import { type FullViewRow, toTransactionView } from '../src/modules/orders/orders.views.js'
 
 /**
- * The yardstick of issue 7's title, "the hot paths at the speed of hand-prepared SQL": a bare
- * Fastify 5 server (no logger, no plugins, no credentials, no hooks) answering
- * `POST /v1/transaction/:id` with the full view from one SQL statement written by hand and prepared
- * once, turned into the answer by the API's own view function (orders.views.ts). It is what the
- * issue's author measured at 0.27 of the baseline ("with its SQL prepared once"), measured here in
- * the same run and on the same data, so the report can say how far the API is from what this
- * machine allows for that read, and how much of the gap is the API's platform (credentials,
- * headers, metrics, hooks) rather than its SQL.
- *
- * Run as its own process, pinned like the others: `node --import tsx bench/reference.ts` with PORT
- * and DATABASE_URL (a SQLite file, or postgres://…) set.
+ * The hot path at the speed of hand-prepared SQL: a bare Fastify (no credentials, hooks or metrics)
+ * answering `POST /v1/transaction/:id` with the full view from one statement prepared once, shaped by
+ * the API's own view function. Measured in the same run on the same data, it shows how much of
+ * get-transaction's cost is the API's platform rather than its SQL. Run as its own process with PORT
+ * and DATABASE_URL set.
  */
 
 // The same columns and receipt-line JSON as the API's full view (orders.repository.ts fullViewSelect).

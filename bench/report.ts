@@ -1,18 +1,17 @@
 import type { LoadResult } from './loadgen.js'
 import type { MachineInfo } from './machine.js'
 import type { PerfSummary } from './perf.js'
-import type { ProfileSummary } from './profile.js'
 import type { ScenarioKind } from './scenarios.js'
 
 /** One measured run of one scenario. */
 export interface RunRecord {
   round: number
   result: LoadResult
-  /** Peak RSS of the process under load (API server, or the baseline for the baseline), bytes. */
+  /** Peak RSS of the server under load, bytes. */
   rssPeak: number
   /** Cores busy with other work on the machine during the run. */
   foreignCores: number
-  /** Cores' worth of time the hypervisor gave to other guests during the run (steal). */
+  /** Cores' worth of time the hypervisor gave to other guests (steal). */
   stealCores: number
 }
 
@@ -33,9 +32,7 @@ export interface MainReport {
   startedAt: string
   db: 'sqlite' | 'postgres'
   synchronous: 'FULL' | 'NORMAL' | null
-  /** API processes behind the port (`--workers`, issue 10). */
   workers?: number
-  /** Rate-limit counters in Redis (`--redis-url`). */
   redis?: boolean
   logLevel: string
   connections: number
@@ -49,14 +46,11 @@ export interface MainReport {
   rss: { idle: number; peak: number }
   counters: { steps: number; mismatched: number; stepCountsOff: number } | null
   targets: TargetResult[]
-  profiles: { scenario: string; summary: ProfileSummary }[]
-  /** `--perf`: Linux perf of a fresh server per scenario (absent in reports made before it). */
   perf?: { scenario: string; summary: PerfSummary }[]
-  /** get-transaction in 5 s slices across an expiry of the 60 s credential cache (`--expiry`). */
   expiry: ExpirySlice[] | null
-  /** `--compare REV`: the revision whose build ran beside this one (scenarios named `name@REV`). */
+  /** The revision whose build ran beside this one (its scenarios named `name@REV`). */
   compared?: { revision: string; commit: string } | null
-  /** Node/V8 flags added to `npm start`'s (`--node-flags`), and the `--compare` twin's; none when absent. */
+  /** Node/V8 flags added to `npm start`'s, this build's and the twin's. */
   nodeFlags?: { api: string[]; compare: string[] | null }
 }
 
@@ -131,7 +125,7 @@ function p99Target(scenario: ScenarioReport, maximumMs: number): TargetResult {
   }
 }
 
-/** Issue 7's targets for this database and durability setting. */
+/** The targets for this database and durability setting. */
 export function evaluateTargets(report: Omit<MainReport, 'targets'>): TargetResult[] {
   const targets: TargetResult[] = []
   for (const scenario of report.scenarios) {
@@ -165,23 +159,25 @@ const fmt = {
   mib: (bytes: number) => (bytes / MiB).toFixed(0)
 }
 
-/** The most other work (and steal) seen in any round, in cores. */
-function noise(scenario: ScenarioReport): string {
-  return `${Math.max(...scenario.runs.map((r) => r.foreignCores)).toFixed(2)} / ${Math.max(...scenario.runs.map((r) => r.stealCores)).toFixed(2)}`
+/** A scenario's cells, in the order of both tables' columns. */
+function cells(s: ScenarioReport): string[] {
+  const sum = (of: (run: RunRecord) => number) => s.runs.reduce((total, run) => total + of(run), 0)
+  const most = (of: (run: RunRecord) => number) => Math.max(...s.runs.map(of))
+  return [
+    s.name,
+    fmt.rps(s.median.result.rps),
+    fmt.ms(s.median.result.p50),
+    fmt.ms(s.median.result.p99),
+    String(sum((r) => r.result.errors)),
+    s.kind === 'write' ? String(sum((r) => r.result.expected)) : '',
+    s.ratio === null ? '1' : s.ratio.toFixed(3),
+    fmt.mib(most((r) => r.rssPeak)),
+    s.runs.map((r) => fmt.rps(r.result.rps)).join(' / '),
+    `${most((r) => r.foreignCores).toFixed(2)} / ${most((r) => r.stealCores).toFixed(2)}`
+  ]
 }
 
-function errorsOf(scenario: ScenarioReport): { errors: number; expected: number } {
-  return scenario.runs.reduce((acc, run) => ({ errors: acc.errors + run.result.errors, expected: acc.expected + run.result.expected }), {
-    errors: 0,
-    expected: 0
-  })
-}
-
-/**
- * get-transaction against the hand-prepared reference of the same read, when both ran: the share of
- * the reference's rate the API reaches, and the microseconds per request the API spends on top
- * (its platform: credentials, headers, hooks, metrics), from the two median rates on one core.
- */
+/** get-transaction against the hand-prepared reference of the same read: what the API's platform costs a request. */
 export function referenceComparison(report: Pick<MainReport, 'scenarios'>): string | null {
   const api = report.scenarios.find((s) => s.name === 'get-transaction')
   const reference = report.scenarios.find((s) => s.name === 'reference-transaction')
@@ -195,9 +191,8 @@ export function referenceComparison(report: Pick<MainReport, 'scenarios'>): stri
 }
 
 /**
- * `--compare REV`: this build against REV's, scenario by scenario, from the rounds' own pairs (each
- * twin ran right after its original): the ratio of the two rates in each round, their median, and in
- * how many rounds this build was ahead. One line per scenario.
+ * `--compare REV`: per scenario, the ratio of the two builds' rates in each round (the twins ran side
+ * by side, so they saw the same machine), their median and the rounds this build was ahead.
  */
 export function comparisonLines(report: Pick<MainReport, 'scenarios' | 'compared'>): string[] {
   const compared = report.compared
@@ -224,21 +219,7 @@ export function comparisonLines(report: Pick<MainReport, 'scenarios' | 'compared
 /** The results table as text for the terminal. */
 export function consoleTable(report: MainReport): string {
   const head = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', '409', 'ratio', 'RSS MiB', 'rounds req/s', 'other load/steal']
-  const rows = report.scenarios.map((s) => {
-    const { errors, expected } = errorsOf(s)
-    return [
-      s.name,
-      fmt.rps(s.median.result.rps),
-      fmt.ms(s.median.result.p50),
-      fmt.ms(s.median.result.p99),
-      String(errors),
-      s.kind === 'write' ? String(expected) : '',
-      s.ratio === null ? '1' : s.ratio.toFixed(3),
-      fmt.mib(Math.max(...s.runs.map((r) => r.rssPeak))),
-      s.runs.map((r) => fmt.rps(r.result.rps)).join(' / '),
-      noise(s)
-    ]
-  })
+  const rows = report.scenarios.map(cells)
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)]
@@ -251,7 +232,6 @@ export function consoleTable(report: MainReport): string {
   return out.join('\n')
 }
 
-/** The results as markdown, for BENCHMARKS.md. */
 /** The flags added to `npm start`'s, when there are any, and the twin's when they differ. */
 export function nodeFlagsNote(report: Pick<MainReport, 'nodeFlags' | 'compared'>): string {
   const flags = report.nodeFlags
@@ -264,6 +244,7 @@ export function nodeFlagsNote(report: Pick<MainReport, 'nodeFlags' | 'compared'>
   return flags.api.length === 0 && twin === '' ? '' : `; node flags added: ${shown(flags.api)}${twin}`
 }
 
+/** The results as markdown, for BENCHMARKS.md. */
 export function markdown(report: MainReport): string {
   const processes =
     ((report.workers ?? 1) > 1 ? `, ${report.workers} API processes` : '') + (report.redis === true ? ', REDIS_URL set' : '')
@@ -278,12 +259,7 @@ export function markdown(report: MainReport): string {
     '| scenario | req/s | p50 ms | p99 ms | errors | 409 | ratio to baseline | peak RSS MiB | req/s per round | other load / steal (cores) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|'
   )
-  for (const s of report.scenarios) {
-    const { errors, expected } = errorsOf(s)
-    out.push(
-      `| ${s.name} | ${fmt.rps(s.median.result.rps)} | ${fmt.ms(s.median.result.p50)} | ${fmt.ms(s.median.result.p99)} | ${errors} | ${s.kind === 'write' ? expected : ''} | ${s.ratio === null ? '1' : s.ratio.toFixed(3)} | ${fmt.mib(Math.max(...s.runs.map((r) => r.rssPeak)))} | ${s.runs.map((r) => fmt.rps(r.result.rps)).join(' / ')} | ${noise(s)} |`
-    )
-  }
+  for (const s of report.scenarios) out.push(`| ${cells(s).join(' | ')} |`)
   const comparison = referenceComparison(report)
   if (comparison !== null) out.push('', `${comparison}.`)
   const builds = comparisonLines(report)

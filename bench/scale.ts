@@ -1,12 +1,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { apiServerOptions, drive, log, type Options, type Target, waitForQuiet } from './driver.js'
+import { apiServerOptions, drive, log, type Target, waitForQuiet } from './driver.js'
 import { BENCH_DIR, createDatabase, freePort, ROOT, startApiServer, startBaseline, withOpenDatabase } from './environment.js'
 import type { LoadResult } from './loadgen.js'
 import type { MachineInfo } from './machine.js'
+import type { Options } from './options.js'
 import type { Child } from './processes.js'
 import { type Scenario, writeRequestFile } from './scenarios.js'
-import { DEFAULT_SIZES, SCALE_SIZES, type SeedResult, type SeedSizes, seed } from './seed.js'
+import { type SeedResult, seed } from './seed.js'
+import { DEFAULT_SIZES, SCALE_SIZES, type SeedSizes } from './seed-data.js'
 
 interface DataSet {
   label: string
@@ -16,7 +18,7 @@ interface DataSet {
   probes?: string[]
 }
 
-/** The data sets of the scale check (issue 7, part 5). */
+/** The scale check's data sets: 10× the customers and transactions, and 4× the services. */
 const DATA_SETS: DataSet[] = [
   { label: 'small', title: '10,000 customers, 100,000 transactions, 20 services × 6 steps', sizes: DEFAULT_SIZES },
   { label: 'large', title: '100,000 customers, 1,000,000 transactions, 20 services × 6 steps', sizes: SCALE_SIZES },
@@ -76,10 +78,9 @@ interface ProbeResult {
 const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2))
 
 /**
- * The scale check: each probe at one connection (its latency is the cost of one request) and at
- * the bench's connection count (throughput and p99), on each data set. Search by prefix should
- * grow no worse than logarithmically with the customers, statistics linearly with services × steps
- * and not at all with the transactions.
+ * `--scale`: each probe at one connection (its latency is the cost of one request) and at the
+ * bench's connection count, on each data set. Search by prefix should grow no worse than
+ * logarithmically with the customers, statistics with services × steps and not with transactions.
  */
 export async function runScaleCheck(options: Options, entry: string, machine: MachineInfo): Promise<void> {
   const id = `${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}-scale-${options.db}`

@@ -2,7 +2,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { sql } from 'kysely'
 import type { Database } from '../src/db/database.js'
-import { rng, type SeedResult } from './seed.js'
+import type { SeedResult } from './seed.js'
+import { rng } from './seed-data.js'
 
 /** One HTTP request of a scenario, as bench/lua/cycle.lua reads it. */
 export interface BenchRequest {
@@ -21,10 +22,7 @@ export interface Scenario {
   name: string
   title: string
   kind: ScenarioKind
-  /**
-   * Which server answers it: the API, the bare baseline, the hand-prepared reference
-   * (bench/reference.ts), or the API built from another revision (`--compare`).
-   */
+  /** The API, the bare baseline, the hand-prepared reference, or the API built from `--compare REV`. */
   target: 'api' | 'baseline' | 'reference' | 'compare'
   /** The requests, cycled in order; write scenarios continue where the previous run stopped. */
   requests: BenchRequest[]
@@ -32,21 +30,13 @@ export interface Scenario {
   countStatuses: boolean
   /** Statuses that are expected outcomes rather than errors (409 when a move finds an order closed). */
   expectedStatuses?: number[]
-  /**
-   * Customer credentials: one request is sent alone before the warm-up, so a verification the
-   * server's 60 s credential cache (D-13) needs happens once, not in all connections at once.
-   * The stampede that happens otherwise is measured on its own (`--expiry`).
-   */
+  /** Customer credentials (D-13): one request alone before the warm-up verifies them once, not in every connection. */
   prime?: boolean
-  /**
-   * Puts the data the requests use back as seeded, run before each round (and the profile) with
-   * the cursor back at 0: moves close their orders, and a fast server would run out of open ones
-   * within a round and go on measuring cheap 409s.
-   */
+  /** Puts the data back as seeded before each run: moves close their orders, and a fast server would go on measuring cheap 409s. */
   rewind?: (db: Database) => Promise<void>
 }
 
-/** Every scenario of issue 7, in the order the rounds run them. */
+/** Every scenario, in the order the rounds run them. */
 export const SCENARIO_NAMES = [
   'baseline',
   'get-transaction',
@@ -62,10 +52,8 @@ export const SCENARIO_NAMES = [
 
 export type ScenarioName = (typeof SCENARIO_NAMES)[number]
 
-function json(value: unknown): string {
-  // Tabs and newlines never appear in JSON.stringify output outside strings, and are escaped inside.
-  return JSON.stringify(value)
-}
+// The request file is tab-separated: JSON.stringify never writes a raw tab or newline.
+const json = (value: unknown) => JSON.stringify(value)
 
 /** Search queries people type: 1-4 letter prefixes of first and last names, and "first last" pairs. */
 export function searchQueries(names: SeedResult['names'], count = 400): string[] {
@@ -114,8 +102,7 @@ export function buildScenarios(data: SeedResult): Map<ScenarioName, Scenario> {
     prime: true
   })
 
-  // Not a target of its own: what this machine allows for the same read with none of the API's
-  // platform, so the report can say how much of get-transaction's gap is the platform's.
+  // No target of its own: the same read with none of the API's platform, for what the platform costs.
   add('reference-transaction', {
     title: 'reference: the full view by hand-prepared SQL in a bare Fastify, no credentials',
     kind: 'reference',
@@ -221,10 +208,9 @@ export function buildScenarios(data: SeedResult): Map<ScenarioName, Scenario> {
 }
 
 /**
- * Moves in waves: every open order of the pool once, then again every order that still has a
- * move left, and so on. Sent in order (the runs continue where the last stopped), each request
- * moves an order that is still open, until the pool is spent: an order at step p of N can take
- * N - p moves forward and one more that closes it. Past that, 409 `transaction_closed`.
+ * Moves in waves: every order of the pool once, then every order with a move left, and so on, so
+ * each request finds its order open until the pool is spent (an order at step p of N takes N - p
+ * moves and one that closes it); past that, 409 `transaction_closed`.
  */
 function moveRequests(data: SeedResult, authorization: string): BenchRequest[] {
   const steps = data.sizes.stepsPerService
@@ -246,8 +232,7 @@ function moveRequests(data: SeedResult, authorization: string): BenchRequest[] {
 
 /**
  * The move pool's orders back at their seeded steps, open, and every step's order_count recounted
- * (D-44: orders at the step), so each round has the same moves to make. Their history and outbox
- * rows stay: the tables grow as they do under any write load.
+ * (D-44). Their history and outbox rows stay: the tables grow as under any write load.
  */
 async function rewindMovePool(db: Database, data: SeedResult): Promise<void> {
   const steps = await db.db
@@ -264,7 +249,7 @@ async function rewindMovePool(db: Database, data: SeedResult): Promise<void> {
     ids.push(order.transactionId)
     byStep.set(stepId, ids)
   }
-  await db.unitOfWork.run(async (trx) => {
+  await db.db.transaction().execute(async (trx) => {
     for (const [stepId, ids] of byStep) {
       for (let i = 0; i < ids.length; i += 500) {
         await trx
@@ -288,28 +273,4 @@ export function writeRequestFile(dir: string, scenario: Scenario): string {
   const lines = scenario.requests.map((r) => [r.method, r.path, r.authorization, r.body].join('\t'))
   fs.writeFileSync(file, `${lines.join('\n')}\n`)
   return file
-}
-
-/**
- * `--compare REV`: the same scenario sent to the API built from REV. Run next to the original in
- * every round (after it, or before it every other round: `twinsFirst`), so that both see the same
- * state of the machine; not a target of its own.
- */
-export function compareTwin(scenario: Scenario, revision: string): Scenario {
-  return {
-    ...scenario,
-    name: `${scenario.name}@${revision}`,
-    title: `${scenario.title}, built from ${revision}`,
-    kind: 'compare',
-    target: 'compare'
-  }
-}
-
-/** A round's runs with each `--compare` twin moved before its original (every other round). */
-export function twinsFirst<T extends { scenario: Pick<Scenario, 'kind'> }>(targets: readonly T[]): T[] {
-  const ordered = [...targets]
-  for (let i = 1; i < ordered.length; i++) {
-    if (ordered[i]!.scenario.kind === 'compare') [ordered[i - 1], ordered[i]] = [ordered[i]!, ordered[i - 1]!]
-  }
-  return ordered
 }

@@ -1,22 +1,19 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { log } from './driver.js'
+import { log, prime } from './driver.js'
 import { BENCH_DIR, buildServer, createDatabase, freePort, ROOT, startApiServer, withOpenDatabase } from './environment.js'
-import { ensureWrk, type LoadResult, runLoad } from './loadgen.js'
+import { ensureWrk, type LoadResult, runLoads } from './loadgen.js'
 import { type Child, rssOf } from './processes.js'
-import { buildScenarios, type Scenario, type ScenarioName, writeRequestFile } from './scenarios.js'
-import { DEFAULT_SIZES, type SeedSizes, seed, verifyCounters } from './seed.js'
+import { buildScenarios, SCENARIO_NAMES, type ScenarioName, writeRequestFile } from './scenarios.js'
+import { seed, verifyCounters } from './seed.js'
+import { DEFAULT_SIZES, type SeedSizes } from './seed-data.js'
 
 /**
- * `npm run soak` (issue 8, part 5): mixed traffic of the benchmark's scenarios, all at once, against
- * the server as `npm start` runs it: a warm-up until V8's first full collection, then a minute.
- * Passes when no request fails (a move finding its order closed, 409, is an expected outcome) and
- * memory stays flat: the median RSS of the soak's last 20 s is less than 10% above that of its
- * first 20 s, right after the warm-up. The V8 heap left after each full collection is reported too:
- * it is what a leak would raise.
- * Prints the RSS and heap curve and writes a report to .bench/results/soak-*.json. The harness
- * (bench/run.ts and its modules) is reused, not changed.
+ * `npm run soak`: the bench's scenarios all at once against the server as `npm start` runs it, a
+ * warm-up until V8's first full collection, then a minute. Passes when no request fails (a move's
+ * 409 is expected) and the median RSS of the last 20 s is less than 10% above that of the first 20 s.
+ * The V8 heap after each full collection is reported too: it is what a leak would raise.
  */
 
 const USAGE = `npm run soak -- [options]
@@ -32,19 +29,10 @@ const USAGE = `npm run soak -- [options]
   --no-build               use the last build in .bench/build
 `
 
-// The scenarios of issue 7 but the baseline, each driven by its own wrk process at the same time.
-const MIX: ScenarioName[] = [
-  'get-transaction',
-  'get-customer',
-  'search-customers',
-  'get-items',
-  'service-stats',
-  'add-to-receipt',
-  'move-transaction',
-  'create-transaction'
-]
+// The API's scenarios, each driven by its own wrk process at the same time.
+const MIX = SCENARIO_NAMES.filter((name) => name !== 'baseline' && name !== 'reference-transaction')
 
-// A smaller data set than the benchmark's: seeding takes seconds, and memory growth does not depend on it.
+// Seeding takes seconds, and memory growth does not depend on the data's size.
 const SOAK_SIZES: SeedSizes = { ...DEFAULT_SIZES, customers: 2000, transactions: 20_000 }
 
 interface Sample {
@@ -108,35 +96,6 @@ function options() {
   }
 }
 
-/** Every scenario of the mix under load at once for `seconds`; per scenario what wrk measured. */
-async function mixedLoad(
-  targets: Array<{ scenario: Scenario; file: string; cursor: number }>,
-  url: string,
-  connections: number,
-  seconds: number
-): Promise<Map<string, LoadResult>> {
-  const results = await Promise.all(
-    targets.map(async (target) => {
-      const result = await runLoad({
-        url,
-        requestFile: target.file,
-        start: target.cursor,
-        connections,
-        threads: 1,
-        seconds,
-        dynamic: true,
-        // Statuses are always counted: every non-2xx is listed in the report.
-        countStatuses: true,
-        expectedStatuses: target.scenario.expectedStatuses ?? [],
-        cpu: null
-      })
-      target.cursor += result.sent
-      return [target.scenario.name, result] as const
-    })
-  )
-  return new Map(results)
-}
-
 /** RSS of the server once a second while `work` runs. */
 async function sampled<T>(pid: number, url: string, from: number, work: Promise<T>, samples: Sample[]): Promise<T> {
   const started = performance.now()
@@ -156,12 +115,7 @@ async function sampled<T>(pid: number, url: string, from: number, work: Promise<
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
 
-/** Full collections seen: the V8 heap in use dropping by a quarter or more from one sample to the next. */
-function fullCollections(samples: Sample[]): number {
-  return heapFloors(samples).length
-}
-
-/** The heap in use right after each full collection: what the program really holds, sampled. */
+/** The heap in use right after each full collection (a drop by a quarter or more): what the program really holds. */
 function heapFloors(samples: Sample[]): Array<{ second: number; heapUsed: number }> {
   const floors: Array<{ second: number; heapUsed: number }> = []
   for (let i = 1; i < samples.length; i++) {
@@ -197,7 +151,8 @@ async function main(): Promise<void> {
     const all = buildScenarios(data)
     const targets = opts.scenarios.map((name) => {
       const scenario = all.get(name)!
-      return { scenario, file: writeRequestFile(path.join(runDir, 'requests'), scenario), cursor: 0 }
+      const file = writeRequestFile(path.join(runDir, 'requests'), scenario)
+      return { name, file, cursor: 0, expectedStatuses: scenario.expectedStatuses ?? [] }
     })
     const port = await freePort()
     api = await startApiServer({
@@ -211,27 +166,22 @@ async function main(): Promise<void> {
       logFile: path.join(runDir, 'server.log')
     })
     const url = `http://127.0.0.1:${port}`
-    // The customer's password is verified once, before the load (D-13), as bench/run.ts does.
-    const first = all.get('get-transaction')!.requests[0]!
-    const primed = await fetch(`${url}${first.path}`, { method: 'POST', headers: { authorization: first.authorization } })
-    if (!primed.ok) throw new Error(`priming answered ${primed.status}`)
-    await primed.arrayBuffer()
+    // The customer's password is verified once, before the load (D-13).
+    await prime({ scenario: all.get('get-transaction')!, file: '', url, cursor: 0 })
 
     const samples: Sample[] = [{ second: 0, rss: rssOf(api.pid) ?? 0 }]
-    // Warm-up: the same traffic until V8 has run a full (mark-compact) collection, so the soak starts
-    // from the working size with its collection headroom; before that the heap only grows (a soak of a
-    // minute from a cold start measured that ramp, +28% with no leak at all).
+    // Until V8's first full collection the heap only grows: the soak starts from the working size.
     log(
       `warm-up: ${targets.length} scenarios at once, ${opts.connections} connections each, until a full collection (at least ${opts.warmup} s, at most ${opts.warmupMax} s)`
     )
     const warm = new Map<string, LoadResult>()
     let warmed = 0
     for (;;) {
-      const chunk = await sampled(api.pid, url, warmed, mixedLoad(targets, url, opts.connections, 5), samples)
+      const chunk = await sampled(api.pid, url, warmed, runLoads(url, targets, opts.connections, 5), samples)
       warmed += 5
       for (const [name, result] of chunk) warm.set(name, { ...result, errors: (warm.get(name)?.errors ?? 0) + result.errors })
       await new Promise((resolve) => setTimeout(resolve, 100))
-      if (warmed >= opts.warmup && fullCollections(samples) > 0) break
+      if (warmed >= opts.warmup && heapFloors(samples).length > 0) break
       if (warmed >= opts.warmupMax) {
         log(`  no full collection seen in ${warmed} s; going on`)
         break
@@ -239,7 +189,7 @@ async function main(): Promise<void> {
     }
     const baseline = Math.max(...samples.map((sample) => sample.rss))
     log(`soak: ${opts.seconds} s (warm-up took ${warmed} s; highest RSS in it ${mib(baseline)} MiB)`)
-    const soak = await sampled(api.pid, url, warmed, mixedLoad(targets, url, opts.connections, opts.seconds), samples)
+    const soak = await sampled(api.pid, url, warmed, runLoads(url, targets, opts.connections, opts.seconds), samples)
     await new Promise((resolve) => setTimeout(resolve, 1500))
     const alive = await fetch(`${url}/readyz`).then(
       (r) => r.status,
@@ -253,9 +203,7 @@ async function main(): Promise<void> {
     const afterWarmup = medianRss(samples, warmed, warmed + 5)
     const atEnd = medianRss(samples, end - 5, end + 1)
     const peak = Math.max(...samples.filter((sample) => sample.second >= warmed).map((sample) => sample.rss))
-    // RSS goes up and down with the heap between collections (by tens of MiB on PostgreSQL, every few
-    // seconds), so single samples say little. The growth that must stay under 10% compares the median
-    // RSS of the soak's first 20 s with that of its last 20 s: each window spans whole collection cycles.
+    // RSS moves with the heap between collections; 20 s windows span whole collection cycles.
     const windowStart = medianRss(samples, warmed, warmed + 20)
     const windowEnd = medianRss(samples, end - 20, end + 1)
     const growth = windowEnd / windowStart - 1
@@ -296,13 +244,13 @@ async function main(): Promise<void> {
       `errors: ${errors} in the soak, ${warmErrors} in the warm-up; /readyz after the soak: ${alive}; step counters off: ${counters.mismatched + counters.stepCountsOff}`
     )
 
-    const passed =
-      errors === 0 &&
-      warmErrors === 0 &&
-      alive === 200 &&
-      growth < opts.maxGrowth &&
-      counters.mismatched === 0 &&
-      counters.stepCountsOff === 0
+    const failures = [
+      errors + warmErrors > 0 && 'requests failed',
+      alive !== 200 && 'server not ready',
+      growth >= opts.maxGrowth && `RSS grew ${(growth * 100).toFixed(1)}%`,
+      counters.mismatched + counters.stepCountsOff > 0 && 'counters off'
+    ].filter((failure) => failure !== false)
+    const passed = failures.length === 0
     const report = {
       kind: 'soak',
       db: opts.db,
@@ -327,11 +275,7 @@ async function main(): Promise<void> {
     const file = path.join(resultsDir, `soak-${stamp}-${opts.db}.json`)
     fs.writeFileSync(file, JSON.stringify(report, null, 2))
     log(`report: ${path.relative(ROOT, file)}`)
-    log(
-      passed
-        ? 'PASS'
-        : `FAIL: ${[errors + warmErrors > 0 && 'requests failed', alive !== 200 && 'server not ready', growth >= opts.maxGrowth && `RSS grew ${(growth * 100).toFixed(1)}%`, counters.mismatched + counters.stepCountsOff > 0 && 'counters off'].filter(Boolean).join(', ')}`
-    )
+    log(passed ? 'PASS' : `FAIL: ${failures.join(', ')}`)
     process.exitCode = passed ? 0 : 1
   } finally {
     await api?.stop().catch(() => null)

@@ -1,20 +1,22 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { twinsFirst, withTwins } from '../../bench/compare.js'
 import type { LoadResult } from '../../bench/loadgen.js'
 import {
   comparisonLines,
   evaluateTargets,
   type MainReport,
+  markdown,
   nodeFlagsNote,
   type RunRecord,
   referenceComparison,
   summarize
 } from '../../bench/report.js'
-import { type ScenarioKind, twinsFirst } from '../../bench/scenarios.js'
+import type { Scenario, ScenarioKind } from '../../bench/scenarios.js'
 
 /** A run of `rps` requests per second in `round`, p99 as given. */
 function run(round: number, rps: number, p99 = 5): RunRecord {
-  const result = { rps, p50: 1, p99 } as LoadResult
+  const result = { rps, p50: 1, p99, errors: 0, expected: 0 } as LoadResult
   return { round, result, rssPeak: 100 * 2 ** 20, foreignCores: 0, stealCores: 0 }
 }
 
@@ -73,6 +75,27 @@ describe('bench report (issue 7)', () => {
     assert.deepEqual(comparisonLines({ ...report, compared: null }), [])
   })
 
+  it('should give each API scenario a twin sent to the compared build, and none without a revision', () => {
+    const scenario = (name: string, target: Scenario['target']): Scenario => ({
+      name,
+      title: name,
+      kind: target === 'api' ? 'read' : 'baseline',
+      target,
+      requests: [],
+      countStatuses: false
+    })
+    const list = [scenario('baseline', 'baseline'), scenario('get-customer', 'api')]
+    assert.deepEqual(
+      withTwins(list, 'HEAD~1').map((s) => [s.name, s.kind, s.target, s.title]),
+      [
+        ['baseline', 'baseline', 'baseline', 'baseline'],
+        ['get-customer', 'read', 'api', 'get-customer'],
+        ['get-customer@HEAD~1', 'compare', 'compare', 'get-customer, built from HEAD~1']
+      ]
+    )
+    assert.deepEqual(withTwins(list, null), list)
+  })
+
   it('should put each compared twin before its original, leaving the others in place', () => {
     const target = (name: string, kind: ScenarioKind) => ({ name, scenario: { kind } })
     const ordered = twinsFirst([
@@ -87,6 +110,35 @@ describe('bench report (issue 7)', () => {
       ordered.map((t) => t.name),
       ['baseline', 'get-transaction@r', 'get-transaction', 'reference-transaction', 'move-transaction@r', 'move-transaction']
     )
+  })
+
+  it('should write one markdown row a scenario: median rate and latencies, errors, 409s of writes, ratio, RSS, rounds', () => {
+    const report = {
+      db: 'sqlite',
+      synchronous: 'FULL',
+      connections: 32,
+      seconds: 10,
+      warmupSeconds: 3,
+      rounds: 2,
+      logLevel: 'warn',
+      startedAt: 'T',
+      seed: { seconds: 1, rows: {} },
+      rss: { idle: 0, peak: 100 * 2 ** 20 },
+      counters: null,
+      expiry: null,
+      targets: [],
+      scenarios: scenarios([
+        ['baseline', 'baseline', [50_000, 40_000]],
+        ['add-to-receipt', 'write', [2_000, 3_000]]
+      ])
+    } as unknown as MainReport
+    const rows = markdown(report)
+      .split('\n')
+      .filter((line) => line.startsWith('| baseline') || line.startsWith('| add-to-receipt'))
+    assert.deepEqual(rows, [
+      '| baseline | 40,000 | 1.00 | 5.00 | 0 |  | 1 | 100 | 50,000 / 40,000 | 0.00 / 0.00 |',
+      '| add-to-receipt | 2,000 | 1.00 | 5.00 | 0 | 0 | 0.050 | 100 | 2,000 / 3,000 | 0.00 / 0.00 |'
+    ])
   })
 
   it("should name the node flags added to npm start's, and the compared twin's when they differ", () => {

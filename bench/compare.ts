@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { BENCH_DIR, ROOT } from './environment.js'
+import type { Scenario } from './scenarios.js'
+
+/**
+ * `--compare REV`: the server as of a git revision, built once into .bench/compare/<commit>/dist.
+ * It lives inside the repository so that it loads this checkout's node_modules: a revision with
+ * other dependencies or migrations than the working tree cannot be compared this way.
+ */
+export function buildRevision(revision: string, log: (line: string) => void): { revision: string; entry: string; commit: string } {
+  const git = (args: string[]) => {
+    const result = spawnSync('git', args, { cwd: ROOT, maxBuffer: 256 * 2 ** 20 })
+    if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${String(result.stderr).trim()}`)
+    return result.stdout
+  }
+  const commit = String(git(['rev-parse', '--verify', '--quiet', `${revision}^{commit}`])).trim()
+  const dir = path.join(BENCH_DIR, 'compare', commit.slice(0, 12))
+  const entry = path.join(dir, 'dist', 'main.js')
+  if (fs.existsSync(entry)) return { revision, entry, commit }
+  fs.rmSync(dir, { recursive: true, force: true })
+  fs.mkdirSync(dir, { recursive: true })
+  const archive = git(['archive', '--format=tar', commit, 'src', 'tsconfig.json', 'package.json'])
+  const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive })
+  if (untar.status !== 0) throw new Error(`could not unpack ${revision}: ${String(untar.stderr).trim()}`)
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(dir, 'tsconfig.json'), '--outDir', path.join(dir, 'dist')], {
+    cwd: dir,
+    encoding: 'utf8'
+  })
+  if (!fs.existsSync(entry)) throw new Error(`tsc failed for ${revision}:\n${result.stdout}${result.stderr}`)
+  log(`built ${revision} (${commit.slice(0, 12)}) into ${path.relative(ROOT, path.join(dir, 'dist'))}`)
+  return { revision, entry, commit }
+}
+
+/** Each API scenario followed by its twin `name@REV`, sent to the build of REV; not a target of its own. */
+export function withTwins(scenarios: readonly Scenario[], revision: string | null): Scenario[] {
+  return scenarios.flatMap((scenario) =>
+    revision === null || scenario.target !== 'api'
+      ? [scenario]
+      : [
+          scenario,
+          {
+            ...scenario,
+            name: `${scenario.name}@${revision}`,
+            title: `${scenario.title}, built from ${revision}`,
+            kind: 'compare' as const,
+            target: 'compare' as const
+          }
+        ]
+  )
+}
+
+/** A round's runs with each twin moved before its original: every other round, so neither build always runs second. */
+export function twinsFirst<T extends { scenario: Pick<Scenario, 'kind'> }>(targets: readonly T[]): T[] {
+  const ordered = [...targets]
+  for (let i = 1; i < ordered.length; i++) {
+    if (ordered[i]!.scenario.kind === 'compare') [ordered[i - 1], ordered[i]] = [ordered[i]!, ordered[i - 1]!]
+  }
+  return ordered
+}
