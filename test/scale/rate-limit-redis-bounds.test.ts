@@ -10,6 +10,7 @@ import { createLogger } from '../../src/platform/logger.js'
 import { RedisRateLimitStore } from '../../src/platform/rate-limit.redis.js'
 import { TestApp } from '../helpers/app.js'
 import { problem } from '../helpers/assertions.js'
+import { GENEROUS_MS } from '../helpers/event-order.js'
 import { redisReachable } from './harness.js'
 
 /**
@@ -23,9 +24,9 @@ const SKIP_REDIS = !(await redisReachable(REDIS_URL)) && `Redis is not reachable
 const SKIP_SERVER =
   spawnSync('redis-server', ['--version']).status !== 0 && 'redis-server is not installed: no Redis of our own to configure'
 
-/** Resolves with the first captured log line containing `text`, within 5 s. */
+/** Resolves with the first captured log line containing `text`, polling. */
 async function logged(logs: string[], text: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 5000
+  const deadline = Date.now() + GENEROUS_MS
   for (;;) {
     const line = logs.find((l) => l.includes(text))
     if (line !== undefined) return JSON.parse(line) as Record<string, unknown>
@@ -81,7 +82,7 @@ describe('Redis eviction policy (issue 25, D-14)', () => {
       'allkeys-lru'
     ]
     server = spawn('redis-server', args, { stdio: 'ignore' })
-    const deadline = Date.now() + 5000
+    const deadline = Date.now() + GENEROUS_MS
     while (!(await redisReachable(`redis://127.0.0.1:${port}`))) {
       assert.ok(Date.now() < deadline, 'our own redis-server did not start')
       await new Promise((resolve) => setTimeout(resolve, 50))
@@ -138,7 +139,7 @@ describe('the API with a shared Redis counts clients by /64 (issue 25, D-14)', {
     await t.start()
     // Until its connection is ready the app counts in memory: wait for a counter to reach Redis.
     const probe = `${net64()}::1`
-    const deadline = Date.now() + 5000
+    const deadline = Date.now() + GENEROUS_MS
     while ((await admin.exists(redisKey('tracking-calls', probe))) === 0) {
       assert.ok(Date.now() < deadline, 'the app never counted in Redis')
       await status(probe)
