@@ -32,6 +32,7 @@ import { registerOpenApi, registerOpenApiRoutes } from './platform/openapi.js'
 import type { RateLimitStores } from './platform/rate-limit.js'
 import { createRateLimitStores } from './platform/rate-limit.redis.js'
 import { answerBeforeRouting, registerRequestContext, requestIdOf } from './platform/request-context.js'
+import { SCHEMA_KEYWORDS } from './platform/schemas.js'
 import { VERSION } from './version.js'
 
 /** What the app is built from; everything with state comes in from outside (main.ts or a test). */
@@ -163,7 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         useDefaults: true,
         verbose: true,
         allowUnionTypes: true,
-        keywords: ['x-error', 'x-callers', 'x-absent', 'x-doc-enum', 'x-doc-required']
+        keywords: [...SCHEMA_KEYWORDS]
       }
     },
     frameworkErrors: (error, request, reply) => {
@@ -180,7 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   )
   registerBodyParsers(app)
   registerRequestContext(app, metrics)
-  await registerOpenApi(app, VERSION)
+  await registerOpenApi(app, VERSION, deps.config.publicUrl)
   registerHealth(app, deps.database, metrics)
 
   await registerModules(app, context)

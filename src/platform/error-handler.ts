@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { Dialect } from '../db/dialect.js'
 import type { App } from './app-types.js'
+import { useSchemas } from './components.js'
 import { Problem, problems } from './problems.js'
-import type { AbsentCode } from './schemas.js'
+import { type AbsentCode, PROBLEM_SCHEMAS } from './schemas.js'
 import { absentKeyCode, toFieldErrors } from './validation-errors.js'
 
 /** Writes a problem document (D-20). The body is serialised here so its shape never depends on a route. */
@@ -102,6 +103,8 @@ const NO_KEYS: KeyReuseCheck = () => Promise.resolve(false)
 
 /** Every failure, the framework's own included, becomes an RFC 9457 problem document (D-20, D-21). */
 export function registerErrorHandling(app: App, dialect: Dialect, keyReused: KeyReuseCheck = NO_KEYS): void {
+  // The schema of those documents, which every route's problem responses refer to.
+  useSchemas(app, PROBLEM_SCHEMAS)
   app.setErrorHandler(async (error, request, reply) => {
     let problem = toProblem(error, dialect)
     if (Array.isArray((error as Partial<FastifyError>).validation) && request.headers['idempotency-key'] !== undefined) {

@@ -1,20 +1,29 @@
 import Type from 'typebox'
 import type { Database } from '../db/database.js'
 import type { App } from './app-types.js'
+import { Constant } from './components.js'
 import { sendProblem } from './error-handler.js'
 import type { Metrics } from './metrics.js'
 import { problems } from './problems.js'
-import { problemResponses, textAnswer } from './schemas.js'
+import { CONNECTION_PROBLEMS, problemResponses, textAnswer } from './schemas.js'
 import { WriteReadiness } from './write-readiness.js'
 
-const Status = Type.Object({ status: Type.String() })
+const Alive = Type.Object({ status: Constant('ok') }, { description: 'The process is alive.' })
+const Ready = Type.Object({ status: Constant('ready') }, { description: 'The database answers and takes writes.' })
 
 /** D-71: liveness, readiness and Prometheus metrics; none of them need credentials. */
 export function registerHealth(app: App, database: Database, metrics: Metrics): void {
   const writes = new WriteReadiness(database)
   app.get(
     '/healthz',
-    { schema: { tags: ['operations'], operationId: 'healthz', summary: 'The process is alive', response: { 200: Status } } },
+    {
+      schema: {
+        tags: ['operations'],
+        operationId: 'healthz',
+        summary: 'The process is alive',
+        response: { 200: Alive, ...problemResponses(CONNECTION_PROBLEMS) }
+      }
+    },
     async () => ({ status: 'ok' })
   )
 
@@ -25,7 +34,7 @@ export function registerHealth(app: App, database: Database, metrics: Metrics): 
         tags: ['operations'],
         operationId: 'readyz',
         summary: 'The database answers and takes writes',
-        response: { 200: Status, ...problemResponses(['unavailable']) }
+        response: { 200: Ready, ...problemResponses([...CONNECTION_PROBLEMS, 'unavailable']) }
       }
     },
     async (request, reply) => {
@@ -50,7 +59,10 @@ export function registerHealth(app: App, database: Database, metrics: Metrics): 
         summary: 'Prometheus metrics: requests by route and status, durations, outbox backlog',
         description:
           'Always Prometheus text (D-71), also while the database cannot be reached: then the gauges read from it (`outbox_backlog`) are left out and `metrics_source_up{metric=…}` is 0.',
-        response: { 200: textAnswer('The metrics in the Prometheus text format.', 'text/plain; version=0.0.4') }
+        response: {
+          200: textAnswer('The metrics in the Prometheus text format.', 'text/plain; version=0.0.4'),
+          ...problemResponses(CONNECTION_PROBLEMS)
+        }
       }
     },
     async (_request, reply) => {

@@ -1,10 +1,14 @@
+import { PROBLEM_CODES } from './schemas.js'
+
 /**
  * What the route schemas cannot say, written into the generated OpenAPI document: the response
  * headers the server sends (`X-Request-Id` and `X-Content-Type-Options` on every answer, D-73,
  * `Cache-Control: no-store` on every `/v1` and POST answer; the Basic challenge on every 401, D-11; `Retry-After` on 429 and 503, D-14, D-21),
- * that a body with no required field may be left out (@fastify/swagger marks every request body
- * required), and the rules a schema marks `x-doc-<keyword>`: ones the service checks itself, with
- * its own messages (event names, D-41), or the serialiser must not see (`required` reorders fields).
+ * each defined once under `components.headers`; that an operation outside every callers scope
+ * (auth.ts) takes no credentials (`security: []`); the codes each problem response narrows the
+ * shared `Problem` to; that a body with no required field may be left out (@fastify/swagger marks
+ * every request body required); and the rules a schema marks `x-doc-<keyword>`: ones the service
+ * checks itself, with its own messages (event names, D-41), or the serialiser must not see (`required` reorders fields).
  */
 
 interface HeaderObject {
@@ -12,9 +16,14 @@ interface HeaderObject {
   schema: { type: 'string' }
 }
 
-type Responses = Record<string, { headers?: Record<string, HeaderObject> }>
+type Media = { schema?: Record<string, unknown>; [PROBLEM_CODES]?: string[] }
+type Responses = Record<string, { headers?: Record<string, unknown>; content?: Record<string, Media> }>
 type RequestBody = { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> }
-type Document = { paths?: Record<string, Record<string, { responses?: Responses; requestBody?: RequestBody }> | undefined> }
+type Operation = { responses?: Responses; requestBody?: RequestBody; security?: unknown[] }
+type Document = {
+  paths?: Record<string, Record<string, Operation> | undefined>
+  components?: { headers?: Record<string, HeaderObject> }
+}
 
 const REQUEST_ID: HeaderObject = {
   description:
@@ -66,16 +75,54 @@ const BY_STATUS: Readonly<Record<string, Record<string, HeaderObject>>> = {
   503: { 'Retry-After': { description: 'Seconds to wait before trying again (D-21).', schema: { type: 'string' } } }
 }
 
-/** Adds the headers above to every response of every operation, frees optional bodies and publishes `x-doc-` rules; returns the same document. */
+/** The name under `components.headers` of a header sent on answers of `status` (any status: ''). */
+const componentName = (header: string, status: string) => (status === '' ? header : `${header}-${status}`)
+
+/** The headers of the answers of one status, each a reference to its component. */
+function headerRefs(cached: boolean, status: string): Record<string, { $ref: string }> {
+  const refs: Record<string, { $ref: string }> = {}
+  const add = (headers: Readonly<Record<string, HeaderObject>>, scope: string) => {
+    for (const header of Object.keys(headers)) refs[header] = { $ref: `#/components/headers/${componentName(header, scope)}` }
+  }
+  add(EVERY_ANSWER, '')
+  if (cached) add(NOT_CACHED, '')
+  add(BY_STATUS[status] ?? {}, status)
+  return refs
+}
+
+/** Every header above, by its component name. */
+function headerComponents(): Record<string, HeaderObject> {
+  const components: Record<string, HeaderObject> = {}
+  for (const [header, object] of Object.entries({ ...EVERY_ANSWER, ...NOT_CACHED })) components[componentName(header, '')] = object
+  for (const [status, headers] of Object.entries(BY_STATUS)) {
+    for (const [header, object] of Object.entries(headers)) components[componentName(header, status)] = object
+  }
+  return components
+}
+
+/** Narrows the shared `Problem` of a problem response to the codes it lists (schemas.ts `problemResponses`). */
+function narrowProblem(media: Media | undefined): void {
+  const codes = media?.[PROBLEM_CODES]
+  if (media === undefined || codes === undefined) return
+  media.schema = { ...media.schema, properties: { code: { enum: codes } } }
+  delete media[PROBLEM_CODES]
+}
+
+/** Completes the document as the comment at the top says; returns the same document. */
 export function completeDocument<T extends object>(document: T): T {
-  for (const [path, operations] of Object.entries((document as Document).paths ?? {})) {
+  const complete = document as Document
+  complete.components = { ...complete.components, headers: headerComponents() }
+  for (const [path, operations] of Object.entries(complete.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations ?? {})) {
-      const cached = method === 'post' || path.startsWith('/v1/') ? NOT_CACHED : {}
+      // D-71, D-37: only a callers scope (auth.ts) sets `security`; every other route is open.
+      operation.security ??= []
+      const cached = method === 'post' || path.startsWith('/v1/')
       const body = operation.requestBody
       const schema = body?.content?.['application/json']?.schema
       if (body !== undefined && schema !== undefined && (schema.required ?? []).length === 0) body.required = false
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        response.headers = { ...response.headers, ...EVERY_ANSWER, ...cached, ...BY_STATUS[status] }
+        response.headers = { ...response.headers, ...headerRefs(cached, status) }
+        narrowProblem(response.content?.['application/problem+json'])
       }
     }
   }

@@ -60,12 +60,16 @@ per e-mail per 15 minutes (failed customer Basic credentials count too). Past a 
 with \`Retry-After\`.
 `.trim()
 
-/** Registers OpenAPI 3.1 generation from the route schemas; must come before any route (D-71). */
-export async function registerOpenApi(app: App, version: string): Promise<void> {
+/**
+ * Registers OpenAPI 3.1 generation from the route schemas; must come before any route (D-71).
+ * `publicUrl` (PUBLIC_URL) is the one server the document names.
+ */
+export async function registerOpenApi(app: App, version: string, publicUrl: string): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'service-ordering', version, description: DESCRIPTION },
+      servers: [{ url: publicUrl, description: 'PUBLIC_URL of this server.' }],
       components: {
         securitySchemes: {
           basicAuth: {
@@ -83,6 +87,12 @@ export async function registerOpenApi(app: App, version: string): Promise<void> 
         { name: 'operations', description: 'Health, readiness, metrics and this document' }
       ]
     },
+    // A shared schema (useSchemas) is the component named by its `$id`: `Ref(Customer)` is `#/components/schemas/Customer`.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    // OpenAPI 3.1 has `const`: constant answers stay `const`, not one-value enums.
+    convertConstToEnum: false,
+    // Paths are the routes as they are: PUBLIC_URL's own path, if any, is not cut from them.
+    stripBasePath: false,
     // This app writes OpenAPI only (the `openapi` option above), so `openapiObject` is the document.
     transformObject: (document) => completeDocument('openapiObject' in document ? document.openapiObject : document.swaggerObject)
   })

@@ -1,6 +1,7 @@
 import type { FastifySchema } from 'fastify'
 import Type, { type TSchema } from 'typebox'
 import { BODY_LIMIT } from './body-parsers.js'
+import { Ref } from './components.js'
 import { PROBLEM_STATUS, type ProblemCode } from './problems.js'
 
 /**
@@ -27,9 +28,25 @@ export const UNTRIMMED_TEXT_BOUND = BODY_LIMIT
 interface TextOptions {
   minLength?: number
   description?: string
-  /** A rule the service checks itself, written into the published document only (openapi-complete.ts). */
+  /** Rules the service checks itself, written into the published document only (openapi-complete.ts). */
   'x-doc-enum'?: readonly string[]
+  'x-doc-maxLength'?: number
+  'x-doc-pattern'?: string
 }
+
+/**
+ * The `x-` keywords route schemas carry, which Ajv must know (app.ts): messages (`x-error`), absent
+ * keys (`Key`), callers (auth.ts) and the `x-doc-` rules only the published document states.
+ */
+export const SCHEMA_KEYWORDS: readonly string[] = [
+  'x-error',
+  'x-callers',
+  'x-absent',
+  'x-doc-enum',
+  'x-doc-required',
+  'x-doc-maxLength',
+  'x-doc-pattern'
+]
 
 /** Free text up to `maxLength` characters (D-70 limits); tabs and line breaks allowed, no other control characters. */
 export function Text(maxLength: number, options: TextOptions = {}) {
@@ -112,56 +129,70 @@ export function textAnswer(description: string, mediaType: string) {
   return { description, content: { [mediaType]: { schema: { type: 'string' } } } }
 }
 
-/** The RFC 9457 problem document (D-20). */
-export function ProblemSchema(codes: readonly ProblemCode[]) {
-  return Type.Object(
-    {
-      type: Type.String({ description: '`/problems/<code>`' }),
-      title: Type.String({ description: 'The HTTP reason phrase.' }),
-      status: Type.Integer(),
-      detail: Type.String({ description: 'One sentence for a person.' }),
-      code: Type.Unsafe<ProblemCode>({ type: 'string', enum: [...codes] }),
-      errors: Type.Optional(
-        Type.Array(
-          Type.Object({
-            field: Type.String({ description: 'JSON pointer to the offending field.' }),
-            message: Type.String()
-          })
-        )
-      )
-    },
-    { description: 'An RFC 9457 problem document.' }
-  )
-}
+/** One fault of a request (D-20): where, as a JSON pointer, and what is wrong. */
+const ValidationError = Type.Object(
+  {
+    field: Type.String({ description: 'JSON pointer to the offending field; empty for the request as a whole.' }),
+    message: Type.String({ description: 'What is wrong, for a person.' })
+  },
+  { $id: 'ValidationError', description: 'One fault of a request (D-20).' }
+)
+
+/** The RFC 9457 problem document every error is answered with (D-20); one component, each response narrows `code`. */
+const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ pattern: '^/problems/[a-z_]+$', description: '`/problems/<code>`' }),
+    title: Type.String({ description: 'The HTTP reason phrase.' }),
+    status: Type.Integer({ minimum: 400, maximum: 599 }),
+    detail: Type.String({ description: 'One sentence for a person.' }),
+    code: Type.Unsafe<ProblemCode>({
+      type: 'string',
+      enum: Object.keys(PROBLEM_STATUS),
+      description: 'The stable code a client branches on; the codes of a response are listed with it.'
+    }),
+    errors: Type.Optional(Type.Array(Ref(ValidationError), { description: 'With `validation_failed`: every fault found.' }))
+  },
+  { $id: 'Problem', description: 'An RFC 9457 problem document (D-20).' }
+)
+
+/** The named schemas of every problem response; registered once for the whole app (error-handler.ts). */
+export const PROBLEM_SCHEMAS: readonly TSchema[] = [ValidationError, ProblemSchema]
 
 /**
- * Codes any route can answer with: the connection layer's too (a request HTTP/1.x cannot parse is
- * 400, headers past their limit 431, a request too slow to arrive 408; http-limits.ts).
+ * What the connection layer answers before any route is chosen, so every path may meet it: a
+ * request HTTP/1.x cannot parse is 400, headers past their limit 431, a request too slow to arrive 408 (http-limits.ts).
  */
-export const COMMON_PROBLEMS: readonly ProblemCode[] = [
-  'validation_failed',
-  'request_timeout',
-  'headers_too_large',
-  'rate_limited',
-  'internal',
-  'unavailable'
-]
+export const CONNECTION_PROBLEMS: readonly ProblemCode[] = ['validation_failed', 'request_timeout', 'headers_too_large']
+
+/** Codes any operation can answer with. */
+const COMMON_PROBLEMS: readonly ProblemCode[] = [...CONNECTION_PROBLEMS, 'rate_limited', 'internal', 'unavailable']
 
 /** Codes any route that reads a JSON body can answer with. */
-export const BODY_PROBLEMS: readonly ProblemCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type']
+const BODY_PROBLEMS: readonly ProblemCode[] = ['invalid_json', 'validation_failed', 'payload_too_large', 'unsupported_media_type']
+
+/**
+ * Where a problem response lists its codes (`code` narrowed to them in the published document,
+ * openapi-complete.ts): the schema itself is a bare reference, which Fastify and the document share.
+ */
+export const PROBLEM_CODES = 'x-problem-codes'
+
+interface ProblemResponse {
+  description: string
+  content: { 'application/problem+json': { schema: TSchema; [PROBLEM_CODES]: ProblemCode[] } }
+}
 
 /** The `responses` entries for a list of problem codes, grouped by status, as OpenAPI shows them. */
-export function problemResponses(codes: readonly ProblemCode[]): Record<number, unknown> {
+export function problemResponses(codes: readonly ProblemCode[]): Record<number, ProblemResponse> {
   const byStatus = new Map<number, ProblemCode[]>()
   for (const code of new Set(codes)) {
     const status = PROBLEM_STATUS[code]
     byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   }
-  const responses: Record<number, unknown> = {}
+  const responses: Record<number, ProblemResponse> = {}
   for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[status] = {
       description: `Problem codes: ${statusCodes.map((c) => `\`${c}\``).join(', ')}.`,
-      content: { 'application/problem+json': { schema: ProblemSchema(statusCodes) } }
+      content: { 'application/problem+json': { schema: Ref(ProblemSchema), [PROBLEM_CODES]: statusCodes } }
     }
   }
   return responses
@@ -228,15 +259,9 @@ export function operation<
 
 /** Adds problem codes to an operation's schema after the fact (the access scope adds 401 and 403). */
 export function addProblems(schema: FastifySchema, codes: readonly ProblemCode[]): void {
-  const response = (schema.response ?? {}) as Record<
-    number,
-    { content?: Record<string, { schema: { properties: { code: { enum: string[] } } } }> }
-  >
+  const response = (schema.response ?? {}) as Record<number, Partial<ProblemResponse>>
   const existing: ProblemCode[] = []
-  for (const entry of Object.values(response)) {
-    const problem = entry.content?.['application/problem+json']
-    if (problem !== undefined) existing.push(...(problem.schema.properties.code.enum as ProblemCode[]))
-  }
+  for (const entry of Object.values(response)) existing.push(...(entry.content?.['application/problem+json']?.[PROBLEM_CODES] ?? []))
   const merged = problemResponses([...existing, ...codes])
-  ;(schema as { response: unknown }).response = { 200: (response as Record<number, unknown>)[200], ...merged }
+  ;(schema as { response: unknown }).response = { 200: response[200], ...merged }
 }

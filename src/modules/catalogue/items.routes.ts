@@ -1,4 +1,5 @@
 import type { App } from '../../platform/app-types.js'
+import { Ref } from '../../platform/components.js'
 import { callerOf } from '../../platform/idempotency.js'
 import { sendKept } from '../../platform/kept-body.js'
 import { operation } from '../../platform/schemas.js'
@@ -18,7 +19,7 @@ export function itemReadRoutes(app: App, items: ItemsService): void {
           "The items that can be put on a receipt for the service, in groups: groups in order of their first item's id, items by id; each group also carries its name in `group` (D-46). Group names are compared exactly as stored after trimming: `Tops` and `tops` are two groups. Prices are whole cents as digit text (D-45).",
         tags: ['services', 'items'],
         params: ServiceNameParams,
-        response: ItemsResponse,
+        response: Ref(ItemsResponse),
         problems: ['service_not_found']
       })
     },
@@ -38,7 +39,7 @@ export function itemStaffRoutes(app: App, items: ItemsService): void {
           "Adds a priced item to a service (D-45). `price` is whole cents; `group` defaults to `General`. Answers with the item: exactly the spec's Item fields (the group shows in Get items, D-46).",
         tags: ['items'],
         body: CreateItemBody,
-        response: ItemResponse,
+        response: Ref(ItemResponse),
         problems: ['service_not_found'],
         idempotent: true
       })
@@ -55,7 +56,7 @@ export function itemStaffRoutes(app: App, items: ItemsService): void {
         description: 'Changes the fields sent; others stay. Receipts keep the unit price they copied when the item was added (D-54).',
         tags: ['items'],
         body: UpdateItemBody,
-        response: ItemResponse,
+        response: Ref(ItemResponse),
         problems: ['item_not_found'],
         idempotent: true
       })
@@ -72,7 +73,7 @@ export function itemStaffRoutes(app: App, items: ItemsService): void {
         description: 'Hides the item from the catalogue; receipts keep their lines (D-45). Answers with the item as it was.',
         tags: ['items'],
         body: RemoveItemBody,
-        response: ItemResponse,
+        response: Ref(ItemResponse),
         problems: ['item_not_found'],
         idempotent: true
       })

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { Ref } from '../../platform/components.js'
 import { ItemKey, Line, WholeNumberOrDigits } from '../../platform/schemas.js'
 import { ServiceKey } from './services.schemas.js'
 
@@ -31,12 +32,15 @@ export const RemoveItemBody = Type.Object({ item_id: ItemId })
 export type RemoveItemBody = Static<typeof RemoveItemBody>
 
 /** Spec "Item". */
-const Item = Type.Object({
-  item_id: Type.String({ description: 'Numeric text.' }),
-  title: Type.String(),
-  image_url: Type.String(),
-  price: Type.String({ description: 'Whole cents as digit text (D-45).' })
-})
+const Item = Type.Object(
+  {
+    item_id: Type.String({ pattern: '^[0-9]+$', description: 'Numeric text.' }),
+    title: Type.String({ maxLength: 500 }),
+    image_url: Type.String({ maxLength: 500 }),
+    price: Type.String({ pattern: '^[0-9]+$', description: 'Whole cents as digit text (D-45).' })
+  },
+  { $id: 'Item', description: 'A priced item of a service (spec "Item").' }
+)
 
 /**
  * An item as the item operations answer it (D-45 "answers with the item"): exactly the spec's Item.
@@ -45,16 +49,24 @@ const Item = Type.Object({
  */
 export const ItemResponse = Item
 
-export const ItemsResponse = Type.Object({
-  item: Type.Object({
-    item_count: Type.Integer({ description: 'Items of the service that are not removed.' }),
-    service_name: Type.String()
-  }),
-  item_group: Type.Array(
-    Type.Object({
-      group: Type.String({ description: 'The group name (D-46).' }),
-      item: Type.Array(Item)
+const ItemGroup = Type.Object(
+  {
+    group: Type.String({ maxLength: 100, description: 'The group name (D-46).' }),
+    item: Type.Array(Ref(Item))
+  },
+  { $id: 'ItemGroup' }
+)
+
+export const ItemsResponse = Type.Object(
+  {
+    item: Type.Object({
+      item_count: Type.Integer({ minimum: 0, description: 'Items of the service that are not removed.' }),
+      service_name: Type.String({ maxLength: 100 })
     }),
-    { description: 'Groups in order of their first item; items by id (D-46).' }
-  )
-})
+    item_group: Type.Array(Ref(ItemGroup), { description: 'Groups in order of their first item; items by id (D-46).' })
+  },
+  { $id: 'ItemList', description: "A service's items in groups (D-46)." }
+)
+
+/** The named schemas of the item answers. */
+export const ITEM_SCHEMAS = [Item, ItemGroup, ItemsResponse]

@@ -1,4 +1,5 @@
 import type { App } from '../../platform/app-types.js'
+import { Ref } from '../../platform/components.js'
 import { callerOf } from '../../platform/idempotency.js'
 import { sendKept } from '../../platform/kept-body.js'
 import { operation } from '../../platform/schemas.js'
@@ -6,11 +7,12 @@ import {
   AddStepBody,
   AddStepResponse,
   CreateServiceBody,
-  MessageResponse,
   RemoveStepBody,
+  ServiceCreated,
   ServiceStepParams,
   ServiceView,
-  StatsResponse
+  StatsResponse,
+  StepRemoved
 } from './services.schemas.js'
 import type { ServicesService } from './services.service.js'
 
@@ -28,7 +30,7 @@ export function serviceReadRoutes(app: App, services: ServicesService): void {
           'The service view at one step: its description, button title, events and progress bar. The name is matched ignoring case; a position that is not a whole number from 1 to the number of steps is 404 `step_not_found` (D-43).',
         tags,
         params: ServiceStepParams,
-        response: ServiceView,
+        response: Ref(ServiceView),
         problems: ['service_not_found', 'step_not_found']
       })
     },
@@ -48,7 +50,7 @@ export function serviceStaffRoutes(app: App, services: ServicesService): void {
           'Creates a service whose step 1 is `description`. Names are trimmed, 1 to 100 characters, without `/`, unique ignoring case (409 `service_exists`) and not `create`, `add`, `remove` or `stats` (D-40), nor `.` or `..`, which clients resolve away in a path. Optional `button_title`, `events` and `image_title` (D-41).',
         tags,
         body: CreateServiceBody,
-        response: MessageResponse,
+        response: Ref(ServiceCreated),
         problems: ['service_exists'],
         idempotent: true
       })
@@ -66,7 +68,7 @@ export function serviceStaffRoutes(app: App, services: ServicesService): void {
           'Inserts a step at `position_number` (1 to steps+1; later steps move up by one) or appends it. Transactions stay at their step (D-42).',
         tags,
         body: AddStepBody,
-        response: AddStepResponse,
+        response: Ref(AddStepResponse),
         problems: ['service_not_found'],
         idempotent: true
       })
@@ -84,7 +86,7 @@ export function serviceStaffRoutes(app: App, services: ServicesService): void {
           'Removes the step at `position_number` (or `position`; 400 if both are sent and differ). A step any transaction is at cannot be removed (409 `step_in_use`), nor the only step (409 `last_step`); later steps move down by one (D-42).',
         tags,
         body: RemoveStepBody,
-        response: MessageResponse,
+        response: Ref(StepRemoved),
         problems: ['service_not_found', 'step_not_found', 'step_in_use', 'last_step'],
         idempotent: true
       })
@@ -101,7 +103,7 @@ export function serviceStaffRoutes(app: App, services: ServicesService): void {
         description:
           'Per service, in creation order, one entry per step in step order: how many transactions are at the step, whatever their status. The counts of a service add up to its `total_orders` (D-44).',
         tags,
-        response: StatsResponse,
+        response: Ref(StatsResponse),
         problems: []
       })
     },

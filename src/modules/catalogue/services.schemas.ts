@@ -1,10 +1,14 @@
 import Type, { type Static } from 'typebox'
+import { Constant, Ref } from '../../platform/components.js'
 import { Key, Line, PathKey, Text, UNTRIMMED_TEXT_BOUND, WholeNumberOrDigits } from '../../platform/schemas.js'
 import { EVENT_NAMES } from './events.js'
 
-// D-40 limits a name to 100 characters once trimmed: the service checks the trimmed name (names.ts).
+// D-40 limits a name to 100 characters once trimmed: the service checks the trimmed name (names.ts),
+// and the document states the limit.
+const NAME_MAX = 100
 const ServiceName = Text(UNTRIMMED_TEXT_BOUND, {
-  description: 'The service name: trimmed, then 1 to 100 characters, no `/`, not `.` or `..`, unique ignoring case (D-40).'
+  description: 'The service name: trimmed, then 1 to 100 characters, no `/`, not `.` or `..`, unique ignoring case (D-40).',
+  'x-doc-maxLength': NAME_MAX
 })
 /**
  * The name of an existing service, trimmed and matched ignoring case (D-40): over 100 characters once
@@ -12,7 +16,7 @@ const ServiceName = Text(UNTRIMMED_TEXT_BOUND, {
  */
 export const ServiceKey = (
   description = 'The name of the service, trimmed and matched ignoring case (D-40); at most 100 characters once trimmed (D-70).'
-) => Key('service_not_found', UNTRIMMED_TEXT_BOUND, { description })
+) => Key('service_not_found', UNTRIMMED_TEXT_BOUND, { description, 'x-doc-maxLength': NAME_MAX })
 const Description = Text(500)
 const ButtonTitle = Text(500, { description: 'Label of the action offered at the step.' })
 
@@ -32,7 +36,10 @@ export const CreateServiceBody = Type.Object({
 })
 export type CreateServiceBody = Static<typeof CreateServiceBody>
 
+/** What the services return for create and remove step; each operation answers its own constant. */
 export const MessageResponse = Type.Object({ message: Type.String() })
+
+export const ServiceCreated = Type.Object({ message: Constant('successfully created') }, { $id: 'ServiceCreated' })
 
 export const AddStepBody = Type.Object({
   service_name: ServiceKey(),
@@ -45,11 +52,17 @@ export const AddStepBody = Type.Object({
 })
 export type AddStepBody = Static<typeof AddStepBody>
 
-export const AddStepResponse = Type.Object({
-  service_name: Type.String(),
-  description: Type.String(),
-  position: Type.String({ description: 'The position number of the new step.' })
-})
+// A position number as answers write it: digit text, the first step 1.
+const PositionText = (description: string) => Type.String({ pattern: '^[1-9][0-9]*$', description })
+
+export const AddStepResponse = Type.Object(
+  {
+    service_name: Type.String({ maxLength: NAME_MAX }),
+    description: Type.String({ maxLength: 500 }),
+    position: PositionText('The position number of the new step.')
+  },
+  { $id: 'StepAdded' }
+)
 
 export const RemoveStepBody = Type.Object({
   service_name: ServiceKey(),
@@ -59,53 +72,98 @@ export const RemoveStepBody = Type.Object({
 })
 export type RemoveStepBody = Static<typeof RemoveStepBody>
 
-const ServicePathName = PathKey('service_not_found', { description: 'The name of the service, URL-decoded, matched ignoring case (D-40).' })
+export const StepRemoved = Type.Object({ message: Constant('successfully removed') }, { $id: 'StepRemoved' })
+
+const ServicePathName = PathKey('service_not_found', {
+  description: 'The name of the service, URL-decoded, matched ignoring case (D-40).',
+  'x-doc-maxLength': NAME_MAX
+})
 
 export const ServiceStepParams = Type.Object({
   service_name: ServicePathName,
+  // Anything else names no step: 404, never a 400 (D-43), so the pattern is the document's only.
   position_number: Type.String({
-    description: 'A whole number from 1 to the number of steps; anything else is 404 `step_not_found` (D-43).'
+    description: 'A whole number from 1 to the number of steps; anything else is 404 `step_not_found` (D-43).',
+    'x-doc-pattern': '^[1-9][0-9]*$'
   })
 })
 
 export const ServiceNameParams = Type.Object({ service_name: ServicePathName })
 
+/** An event a step emits when a transaction enters it (D-41, D-60). */
+const StepEvent = Type.Object({ event: Type.String({ enum: [...EVENT_NAMES] }) }, { $id: 'StepEvent' })
+
+/** One step of a service, as the service view shows it. */
+const Step = Type.Object(
+  {
+    position_number: PositionText('Numeric text; the first step is 1.'),
+    position_description: Type.String({ maxLength: 500 }),
+    button_title: Type.String({ maxLength: 500 }),
+    events: Type.Array(Ref(StepEvent))
+  },
+  { $id: 'Step' }
+)
+
+/** How far along its service a step is (D-43). */
+export const ProgressBar = Type.Object(
+  {
+    total_steps: Type.Integer({ minimum: 1 }),
+    percentage: Type.Number({ minimum: 0, maximum: 100, description: 'position / total_steps * 100 as a JavaScript number (D-43).' })
+  },
+  { $id: 'ProgressBar' }
+)
+
 /** The service view (spec "Service view"): a service at one of its steps. */
-export const ServiceView = Type.Object({
-  service_id: Type.String(),
-  service_name: Type.String(),
-  position: Type.Object({
-    position_number: Type.String({ description: 'Numeric text; the first step is 1.' }),
-    position_description: Type.String(),
-    button_title: Type.String(),
-    events: Type.Array(Type.Object({ event: Type.String({ enum: [...EVENT_NAMES] }) }))
-  }),
-  progress_bar: Type.Object({
-    total_steps: Type.Integer(),
-    percentage: Type.Number({ description: 'position / total_steps * 100 as a JavaScript number (D-43).' })
-  })
-})
+export const ServiceView = Type.Object(
+  {
+    service_id: Type.String({ maxLength: 64 }),
+    service_name: Type.String({ maxLength: NAME_MAX }),
+    position: Ref(Step),
+    progress_bar: Ref(ProgressBar)
+  },
+  { $id: 'Service', description: 'A service at one of its steps (spec "Service view").' }
+)
+
+/** The named schemas of the service view, which transactions embed too. */
+export const SERVICE_VIEW_SCHEMAS = [StepEvent, Step, ProgressBar, ServiceView]
 
 const StatsEntry = Type.Object(
   {
-    service_name: Type.Optional(Type.String({ description: 'First entry only.' })),
-    image_title: Type.Optional(Type.String({ description: 'First entry only.' })),
+    service_name: Type.Optional(Type.String({ maxLength: NAME_MAX, description: 'First entry only.' })),
+    image_title: Type.Optional(Type.String({ maxLength: 100, description: 'First entry only.' })),
     // Optional only so the serialiser keeps this field order; every entry has these four.
     shade: Type.Optional(Type.String({ enum: ['d', 'l'], description: '`d` at step 1, then alternating `l`, `d`, …' })),
-    position_number: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String()),
-    position_count: Type.Optional(Type.Integer({ description: 'Transactions of the service at this step, whatever their status (D-44).' })),
-    total_orders: Type.Optional(Type.Integer({ description: 'First entry only: transactions of the service.' }))
+    position_number: Type.Optional(PositionText('The step.')),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    position_count: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Transactions of the service at this step, whatever their status (D-44).' })
+    ),
+    total_orders: Type.Optional(Type.Integer({ minimum: 0, description: 'First entry only: transactions of the service.' }))
   },
   // The published document says which four every entry has (openapi-complete.ts).
   {
+    $id: 'StatisticsEntry',
     description: 'The first entry of a service has 7 fields, every later one 4.',
     'x-doc-required': ['shade', 'position_number', 'description', 'position_count']
   }
 )
 
-export const StatsResponse = Type.Object({
-  service_stats: Type.Array(Type.Object({ service: Type.Array(StatsEntry) }), {
-    description: 'Services in creation order; entries in step order (D-44).'
-  })
-})
+const ServiceStatistics = Type.Object({ service: Type.Array(Ref(StatsEntry)) }, { $id: 'ServiceStatistics' })
+
+export const StatsResponse = Type.Object(
+  {
+    service_stats: Type.Array(Ref(ServiceStatistics), { description: 'Services in creation order; entries in step order (D-44).' })
+  },
+  { $id: 'Statistics' }
+)
+
+/** The named schemas of the answers of the service operations. */
+export const SERVICE_SCHEMAS = [
+  ...SERVICE_VIEW_SCHEMAS,
+  ServiceCreated,
+  AddStepResponse,
+  StepRemoved,
+  StatsEntry,
+  ServiceStatistics,
+  StatsResponse
+]

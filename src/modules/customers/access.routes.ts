@@ -1,7 +1,8 @@
 import type { App } from '../../platform/app-types.js'
+import { Ref } from '../../platform/components.js'
 import type { RateLimitStore } from '../../platform/rate-limit.js'
 import { callsPerAddress, LIMITS } from '../../platform/rate-limit.rules.js'
-import { operation, textAnswer } from '../../platform/schemas.js'
+import { CONNECTION_PROBLEMS, operation, problemResponses, textAnswer } from '../../platform/schemas.js'
 import { MessageResponse, ResetConfirmBody, ResetRequestBody, SignInBody, SignInResponse, StatusResponse } from './access.schemas.js'
 import { passwordInNfkc } from './new-password.js'
 import { RESET_PAGE_HEADERS, RESET_PAGE_HTML } from './password-reset.page.js'
@@ -25,7 +26,7 @@ export function signInRoutes(app: App, signIn: SignInService, reset: PasswordRes
         description: `Checks a customer's e-mail and password and answers their id; no token (spec Authentication). A wrong pair is 401 \`invalid_login\`, the same answer in about the same time for an unknown e-mail and a wrong password (D-35). After 10 failed sign-ins for one e-mail in 15 minutes, 429 until the window ends. ${LIMIT_NOTE}`,
         tags,
         body: SignInBody,
-        response: SignInResponse,
+        response: Ref(SignInResponse),
         problems: ['invalid_login']
       })
     },
@@ -42,7 +43,7 @@ export function signInRoutes(app: App, signIn: SignInService, reset: PasswordRes
         description: `Always answers the same message. When a customer uses the address, an e-mail with a link to \`PUBLIC_URL/reset-password?token=…\` is sent through the outbox; the token is single use and valid for one hour (D-36). At most 5 such e-mails per customer per hour. ${LIMIT_NOTE}`,
         tags,
         body: ResetRequestBody,
-        response: MessageResponse,
+        response: Ref(MessageResponse),
         problems: []
       })
     },
@@ -63,7 +64,7 @@ export function resetConfirmRoutes(app: App, reset: PasswordResetService, limite
         description: `Sets the password and spends the token in one transaction; a bad, spent or expired token is 400 \`invalid_token\` (D-37). Older links of the customer stop working too. Like every /v1 operation it needs Basic credentials; the page of the e-mailed link (GET /reset-password) submits to POST /reset-password instead, where the token alone is the credential. ${LIMIT_NOTE}`,
         tags,
         body: ResetConfirmBody,
-        response: StatusResponse,
+        response: Ref(StatusResponse),
         problems: ['invalid_token']
       })
     },
@@ -86,7 +87,7 @@ export function resetPageRoutes(app: App, reset: PasswordResetService, limiter: 
         summary: 'Password reset page',
         description:
           'A small self-contained HTML form (no external assets) that reads `token` from its address and submits it with the new password to POST /reset-password (D-37). No credentials.',
-        response: { 200: textAnswer('The reset page.', 'text/html') }
+        response: { 200: textAnswer('The reset page.', 'text/html'), ...problemResponses(CONNECTION_PROBLEMS) }
       }
     },
     async (_request, reply) => reply.headers(RESET_PAGE_HEADERS).send(RESET_PAGE_HTML)
@@ -103,7 +104,7 @@ export function resetPageRoutes(app: App, reset: PasswordResetService, limiter: 
         description: `What the page of GET /reset-password submits: \`{token, password}\`, answered like POST /v1/customer/reset_password/confirm. No Basic credentials: the token is the credential (D-37). ${LIMIT_NOTE}`,
         tags,
         body: ResetConfirmBody,
-        response: StatusResponse,
+        response: Ref(StatusResponse),
         problems: ['invalid_token']
       })
     },

@@ -1,4 +1,5 @@
 import type { App } from '../../platform/app-types.js'
+import { Ref } from '../../platform/components.js'
 import { callerOf } from '../../platform/idempotency.js'
 import { operation } from '../../platform/schemas.js'
 import { CreateCustomerBody, CustomerCreateView, CustomerIdParams, CustomerView, UpdateCustomerBody } from './customers.schemas.js'
@@ -20,7 +21,7 @@ export function customerCreateRoutes(app: App, customers: CustomersService): voi
           'E-mail trimmed, lower-cased, at most 254 characters and unused (409 `email_taken`); zip five digits or ZIP+4, with `city` and `state` from a bundled US ZIP code database (400 `unknown_zip` when it is not in it); optional password of 8 to 128 characters, counted in Unicode NFKC, the form passwords are compared in (D-31). Answers the create shape: `street_one`, `street_two`, `zip`.',
         tags,
         body: CreateCustomerBody,
-        response: CustomerCreateView,
+        response: Ref(CustomerCreateView),
         problems: ['email_taken', 'unknown_zip'],
         idempotent: true
       })
@@ -41,7 +42,7 @@ export function customerRecordRoutes(app: App, customers: CustomersService): voi
           'Fields left out are unchanged; empty text clears a field. `customer_name` is split at the first space; `phone` is a number or digit text stored as 7 to 15 digits; `preference` and `preferences` are both accepted (400 if they differ); `address.zip` re-derives city and state; a changed e-mail must be unused (409) (D-32). A card is all five fields or none (D-34). A rejected update changes nothing. Answers the read shape, never card data. A customer may update only their own record (another id is 404, D-11).',
         tags,
         body: UpdateCustomerBody,
-        response: CustomerView,
+        response: Ref(CustomerView),
         problems: ['customer_not_found', 'email_taken', 'unknown_zip', 'partial_card', 'invalid_card'],
         idempotent: true
       })
@@ -59,7 +60,7 @@ export function customerRecordRoutes(app: App, customers: CustomersService): voi
           'The read shape: `username` is the e-mail, address keys `street`, `apartment`, `zipcode`; never card data. A customer may read only their own record (another id is 404, D-11).',
         tags,
         params: CustomerIdParams,
-        response: CustomerView,
+        response: Ref(CustomerView),
         problems: ['customer_not_found']
       })
     },

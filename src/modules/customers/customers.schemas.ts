@@ -5,6 +5,12 @@ import { ZIP_PATTERN } from './zip-codes.js'
 /** One line of text up to `maxLength` characters, without control characters (the text rule, schemas.ts). */
 export const SingleLine = Line
 
+// D-31, D-70: the limits of an e-mail address and of a name, counted after trimming.
+const EMAIL_MAX = 254
+const NAME_MAX = 100
+// Customer ids are opaque (D-30); one longer than this names no customer.
+const ID_MAX = 64
+
 /**
  * An e-mail address as sent; trimmed, lower-cased and checked by the service (D-31). Tabs and line
  * breaks around it are trimmed like spaces, so the schema lets them through (free text).
@@ -12,8 +18,8 @@ export const SingleLine = Line
 export function Email(
   description = 'Trimmed and lower-cased; ASCII, at most 254 characters, local part at most 64, its dots each between two other characters (RFC 5321 dot-string), domain host names with at least one dot (D-31).'
 ) {
-  // The 254 apply to the trimmed address (checked by the service).
-  return Text(UNTRIMMED_TEXT_BOUND, { description })
+  // The 254 apply to the trimmed address (checked by the service): the document states them.
+  return Text(UNTRIMMED_TEXT_BOUND, { description, 'x-doc-maxLength': EMAIL_MAX })
 }
 
 /**
@@ -43,7 +49,9 @@ export const CreateCustomerBody = Type.Object({
 })
 export type CreateCustomerBody = Static<typeof CreateCustomerBody>
 
-export const CustomerIdParams = Type.Object({ customer_id: PathKey('customer_not_found') })
+export const CustomerIdParams = Type.Object({
+  customer_id: PathKey('customer_not_found', { description: 'The customer id.', 'x-doc-maxLength': ID_MAX })
+})
 
 const Phone = Type.Unsafe<number | string>({
   type: ['integer', 'string'],
@@ -85,13 +93,14 @@ const CreditCard = Type.Object(
 )
 
 const CustomerChanges = Type.Object({
-  customer_id: Key('customer_not_found', 64, { minLength: 1, description: 'The customer to update; required.' }),
+  customer_id: Key('customer_not_found', ID_MAX, { minLength: 1, description: 'The customer to update; required.' }),
   // The 100-character limit is checked with the other fields (customers.changes.ts), so one answer
   // names every fault.
   customer_name: Type.Optional(
     SingleLine(UNTRIMMED_TEXT_BOUND, {
       description:
-        'Full name of at most 100 characters (D-70, counted after trimming and joining runs of spaces), split at the first space: the first word is `first_name`, the rest `last_name`; empty clears both (D-32).'
+        'Full name of at most 100 characters (D-70, counted after trimming and joining runs of spaces), split at the first space: the first word is `first_name`, the rest `last_name`; empty clears both (D-32).',
+      'x-doc-maxLength': NAME_MAX
     })
   ),
   email: Type.Optional(Email('Trimmed and lower-cased; must not be used by another customer (409 `email_taken`, D-32).')),
@@ -125,37 +134,50 @@ export const UpdateCustomerBody = Type.Object({ customer: CustomerChanges })
 export type UpdateCustomerBody = Static<typeof UpdateCustomerBody>
 export type CustomerChanges = Static<typeof CustomerChanges>
 
+const PhoneDigits = Type.String({ pattern: '^([0-9]{7,15})?$', description: 'Digits as text; empty when unset.' })
+const Zip = Type.String({ pattern: `^$|${ZIP_PATTERN}`, description: 'Five digits or ZIP+4; empty when unset.' })
+const Name = (description: string) => Type.String({ maxLength: NAME_MAX, description })
+
 /** Spec "Customer, create response shape". */
-export const CustomerCreateView = Type.Object({
-  customer_id: Type.String(),
-  first_name: Type.String({ description: 'Empty when unset.' }),
-  last_name: Type.String({ description: 'Empty when unset.' }),
-  email: Type.String(),
-  phone: Type.String({ description: 'Empty when unset.' }),
-  payment_customer_id: Type.String({ description: 'Set when a card is first saved; empty until then (D-34).' }),
-  address: Type.Object({
-    street_one: Type.String(),
-    street_two: Type.String(),
-    city: Type.String(),
-    state: Type.String(),
-    zip: Type.String()
-  })
-})
+export const CustomerCreateView = Type.Object(
+  {
+    customer_id: Type.String({ maxLength: ID_MAX }),
+    first_name: Name('Empty when unset.'),
+    last_name: Name('Empty when unset.'),
+    email: Type.String({ maxLength: EMAIL_MAX }),
+    phone: PhoneDigits,
+    payment_customer_id: Type.String({ description: 'Set when a card is first saved; empty until then (D-34).' }),
+    address: Type.Object({
+      street_one: Type.String({ maxLength: 200 }),
+      street_two: Type.String({ maxLength: 200 }),
+      city: Type.String(),
+      state: Type.String(),
+      zip: Zip
+    })
+  },
+  { $id: 'CustomerCreated', description: 'A customer as create answers it: address keys `street_one`, `street_two`, `zip`.' }
+)
 
 /** Spec "Customer, read and update response shape"; card data is never in it (D-34). */
-export const CustomerView = Type.Object({
-  customer_id: Type.String(),
-  first_name: Type.String(),
-  last_name: Type.String(),
-  username: Type.String({ description: 'The e-mail address (D-31).' }),
-  email: Type.String(),
-  phone: Type.String({ description: 'Digits as text; empty when unset.' }),
-  preference: Type.String(),
-  address: Type.Object({
-    street: Type.String(),
-    apartment: Type.String(),
-    city: Type.String(),
-    state: Type.String(),
-    zipcode: Type.String()
-  })
-})
+export const CustomerView = Type.Object(
+  {
+    customer_id: Type.String({ maxLength: ID_MAX }),
+    first_name: Name('Empty when unset.'),
+    last_name: Name('Empty when unset.'),
+    username: Type.String({ maxLength: EMAIL_MAX, description: 'The e-mail address (D-31).' }),
+    email: Type.String({ maxLength: EMAIL_MAX }),
+    phone: PhoneDigits,
+    preference: Type.String({ maxLength: 1000 }),
+    address: Type.Object({
+      street: Type.String({ maxLength: 200 }),
+      apartment: Type.String({ maxLength: 200 }),
+      city: Type.String(),
+      state: Type.String(),
+      zipcode: Zip
+    })
+  },
+  { $id: 'Customer', description: 'A customer as read and update answer it: `username` is the e-mail; never card data (D-34).' }
+)
+
+/** The named schemas of the customer record answers. */
+export const CUSTOMER_SCHEMAS = [CustomerCreateView, CustomerView]

@@ -1,11 +1,15 @@
 import type { AppContext } from '../../app.js'
 import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
+import { useSchemas } from '../../platform/components.js'
 import { resetConfirmRoutes, resetPageRoutes, signInRoutes } from './access.routes.js'
+import { ACCESS_SCHEMAS } from './access.schemas.js'
 import { customerCreateRoutes, customerRecordRoutes } from './customers.routes.js'
+import { CUSTOMER_SCHEMAS } from './customers.schemas.js'
 import { CustomersService } from './customers.service.js'
 import { PasswordResetService } from './password-reset.service.js'
 import { customerSearchRoutes } from './search.routes.js'
+import { SEARCH_SCHEMAS } from './search.schemas.js'
 import { SearchService } from './search.service.js'
 import { SignInService } from './sign-in.service.js'
 
@@ -16,6 +20,8 @@ export function customersModule(context: AppContext) {
   const signIn = new SignInService(context.auth)
   const reset = new PasswordResetService(context.database, context.clock, context.dataKey, context.auth, context.config.publicUrl)
   return async (app: App): Promise<void> => {
+    // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).
+    useSchemas(app, [...ACCESS_SCHEMAS, ...CUSTOMER_SCHEMAS, ...SEARCH_SCHEMAS])
     // Every caller: app keys, customers, staff.
     await app.register(
       callersScope(context.auth, ['app', 'customer', 'staff'], (open) => {

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { Ref } from '../../platform/components.js'
 import { Text, UNTRIMMED_TEXT_BOUND, WholeNumberOrDigits } from '../../platform/schemas.js'
 
 export const SearchBody = Type.Object({
@@ -6,19 +7,31 @@ export const SearchBody = Type.Object({
   // breaks are white space like any other: trimmed, or words apart (a pasted name may hold them).
   query: Text(UNTRIMMED_TEXT_BOUND, {
     description:
-      'Words, each matching the start of the first or the last name, ignoring case and accents ("jo sm" and "smi" find John Smith, "jose" José). Trimmed; empty is 400; at most 100 characters, counted in composed (NFC) form (D-33, D-70).'
+      'Words, each matching the start of the first or the last name, ignoring case and accents ("jo sm" and "smi" find John Smith, "jose" José). Trimmed; empty is 400; at most 100 characters, counted in composed (NFC) form (D-33, D-70).',
+    'x-doc-maxLength': 100
   }),
   limit: Type.Optional(WholeNumberOrDigits(1, 100, 'At most this many hits, 1 to 100; default 20 (D-33).'))
 })
 export type SearchBody = Static<typeof SearchBody>
 
 /** Spec "Customer search hit". */
-const SearchHit = Type.Object({
-  customer_id: Type.String(),
-  customer_name: Type.String({ description: 'First and last name joined by one space (D-33).' }),
-  customer_email: Type.String()
-})
+const SearchHit = Type.Object(
+  {
+    customer_id: Type.String({ maxLength: 64 }),
+    customer_name: Type.String({ maxLength: 100, description: 'First and last name joined by one space (D-33).' }),
+    customer_email: Type.String({ maxLength: 254 })
+  },
+  { $id: 'SearchHit', description: 'A customer found by a search (D-33).' }
+)
 
-export const SearchResponse = Type.Object({
-  customer: Type.Array(SearchHit, { description: 'Ordered by last name, then first name (ignoring case and accents), then id (D-33).' })
-})
+export const SearchResponse = Type.Object(
+  {
+    customer: Type.Array(Ref(SearchHit), {
+      description: 'Ordered by last name, then first name (ignoring case and accents), then id (D-33).'
+    })
+  },
+  { $id: 'SearchResult' }
+)
+
+/** The named schemas of the search answer. */
+export const SEARCH_SCHEMAS = [SearchHit, SearchResponse]

@@ -2,11 +2,15 @@ import type { AppContext } from '../../app.js'
 import { TimeFormatter } from '../../common/time-format.js'
 import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
+import { useSchemas } from '../../platform/components.js'
 import { OrdersList } from './orders.list.js'
 import { moveRoutes, orderRoutes } from './orders.routes.js'
+import { ORDER_SCHEMAS } from './orders.schemas.js'
 import { OrdersService } from './orders.service.js'
 import { receiptRoutes } from './receipts.routes.js'
 import { ReceiptsService } from './receipts.service.js'
+
+export { HISTORY_TYPES } from './orders.table.js'
 
 /** Orders (the wire's transactions) and receipts. Who may call what is decided here (D-12). */
 export function ordersModule(context: AppContext) {
@@ -15,6 +19,8 @@ export function ordersModule(context: AppContext) {
   const receipts = new ReceiptsService(context.database, context.writes, context.clock, time)
   const list = new OrdersList(context.database, time)
   return async (app: App): Promise<void> => {
+    // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).
+    useSchemas(app, ORDER_SCHEMAS)
     // Customers (their own transactions, checked by the services) and staff; not app keys.
     await app.register(
       callersScope(context.auth, ['customer', 'staff'], (scope) => {

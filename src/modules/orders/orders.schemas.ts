@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox'
+import { Constant, Instant, Ref } from '../../platform/components.js'
 import { Identifier, ItemKey, Line, PathKey, Text, WholeNumberOrDigits } from '../../platform/schemas.js'
-import { ServiceKey, ServiceView } from '../catalogue/services.schemas.js'
+import { SERVICE_VIEW_SCHEMAS, ServiceKey, ServiceView } from '../catalogue/index.js'
 import { ACTORS, HISTORY_TYPES, ORDER_STATUSES, type OrderStatus } from './orders.table.js'
 
 // D-50: whole seconds between 2000-01-01 and 2100-01-01.
@@ -8,6 +9,22 @@ export const MIN_TIMESTAMP = 946_684_800
 export const MAX_TIMESTAMP = 4_102_444_800
 
 const Timestamp = (description: string) => WholeNumberOrDigits(MIN_TIMESTAMP, MAX_TIMESTAMP, description)
+
+// D-51: how answers write dates and times, in TIME_ZONE.
+const DATE = (description = '`YYYY-MM-DD` in TIME_ZONE (D-51).') =>
+  Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$', description })
+const TIME = (description = '`HH:MM:SS`, 24-hour, in TIME_ZONE (D-51).') =>
+  Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$', description })
+const SHORT_TIME = (description = '`HH:MM`, 24-hour, in TIME_ZONE (D-51).') =>
+  Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description })
+const DATE_TIME = (description = '`Mon DD, YYYY @ hh:mm AM` in TIME_ZONE (D-51).') =>
+  Type.String({
+    pattern: '^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (0[1-9]|[12][0-9]|3[01]), [0-9]{4} @ (0[1-9]|1[0-2]):[0-5][0-9] (AM|PM)$',
+    description
+  })
+const Money = (description: string) => Type.String({ pattern: '^[0-9]+\\.[0-9]{2}$', description })
+// Transaction ids are opaque (D-30); one longer than this names no transaction.
+const ID_MAX = 64
 const Note = Text(1000)
 const Status = Type.Unsafe<OrderStatus>({ type: 'string', enum: [...ORDER_STATUSES], description: '`open` or `closed`.' })
 
@@ -22,18 +39,25 @@ export const CreateTransactionBody = Type.Object({
 export type CreateTransactionBody = Static<typeof CreateTransactionBody>
 
 /** The create answer (spec): `transaction_code` a number, `total` the text `--`. */
-export const CreateTransactionResponse = Type.Object({
-  transaction_id: Type.String(),
-  transaction_code: Type.Integer({ description: 'A number here; text in every other response.' }),
-  service_name: Type.String(),
-  pickup_date: Type.String({ description: '`YYYY-MM-DD` in TIME_ZONE.' }),
-  pickup_time: Type.String({ description: '`HH:MM` in TIME_ZONE.' }),
-  delivery_date: Type.String(),
-  delivery_time: Type.String(),
-  note: Type.String(),
-  status: Type.String({ enum: ['open'], description: 'A new transaction is open.' }),
-  total: Type.String({ enum: ['--'], description: 'The text `--`.' })
-})
+export const CreateTransactionResponse = Type.Object(
+  {
+    transaction_id: Type.String({ maxLength: ID_MAX }),
+    transaction_code: Type.Integer({
+      minimum: 10_000_000,
+      maximum: 99_999_999,
+      description: 'Eight digits (D-50); a number here, text in every other response.'
+    }),
+    service_name: Type.String({ maxLength: 100 }),
+    pickup_date: DATE(),
+    pickup_time: SHORT_TIME(),
+    delivery_date: DATE(),
+    delivery_time: SHORT_TIME(),
+    note: Type.String({ maxLength: 1000 }),
+    status: Constant('open', 'A new transaction is open.'),
+    total: Constant('--', 'The text `--`.')
+  },
+  { $id: 'TransactionCreated', description: 'A new transaction, in the short view create answers with (spec).' }
+)
 
 export const UpdateTransactionBody = Type.Object({
   transaction_id: Identifier('transaction_not_found'),
@@ -51,48 +75,60 @@ export const UpdateTransactionBody = Type.Object({
 export type UpdateTransactionBody = Static<typeof UpdateTransactionBody>
 
 /** The update answer (spec), with `transaction_id` as D-53 allows. */
-export const UpdateTransactionResponse = Type.Object({
-  transaction_id: Type.String(),
-  service_name: Type.String(),
-  pickup_date: Type.String(),
-  pickup_time: Type.String({ description: '`HH:MM`.' }),
-  delivery_date: Type.String(),
-  delivery_time: Type.String({ description: '`HH:MM`.' }),
-  note: Type.String(),
-  status: Type.String({ enum: [...ORDER_STATUSES] })
-})
+export const UpdateTransactionResponse = Type.Object(
+  {
+    transaction_id: Type.String({ maxLength: ID_MAX }),
+    service_name: Type.String({ maxLength: 100 }),
+    pickup_date: DATE(),
+    pickup_time: SHORT_TIME(),
+    delivery_date: DATE(),
+    delivery_time: SHORT_TIME(),
+    note: Type.String({ maxLength: 1000 }),
+    status: Type.String({ enum: [...ORDER_STATUSES] })
+  },
+  { $id: 'TransactionUpdated', description: 'The transaction as update answers it: a short view (spec, D-53).' }
+)
 
+// A receipt's fields are text or null (an empty receipt); the serialiser picks the branch by value, so no rule is added inside them.
 const NullableString = Type.Union([Type.String(), Type.Null()])
 
 /** Spec "Receipt line"; an empty receipt is one line of nulls with price `0.00`. */
-const ReceiptLine = Type.Object({
-  receipt_id: NullableString,
-  item_id: NullableString,
-  title: NullableString,
-  image_url: NullableString,
-  price: Type.String({ description: 'Unit price × quantity in major units, two decimals (D-54).' }),
-  quantity: NullableString
-})
+const ReceiptLine = Type.Object(
+  {
+    receipt_id: NullableString,
+    item_id: NullableString,
+    title: NullableString,
+    image_url: NullableString,
+    price: Money('Unit price × quantity in major units, two decimals (D-54).'),
+    quantity: NullableString
+  },
+  { $id: 'ReceiptLine', description: 'One line of a receipt; an empty receipt is one line of nulls with price `0.00` (spec).' }
+)
 
 /** Spec "Transaction (full view)". */
-export const TransactionView = Type.Object({
-  transaction_id: Type.String(),
-  transaction_code: Type.String(),
-  customer_id: Type.String(),
-  pickup_date_time: Type.String({ description: '`Mon DD, YYYY @ hh:mm AM` in TIME_ZONE (D-51).' }),
-  pickup_date: Type.String(),
-  pickup_time: Type.String({ description: '`HH:MM:SS`.' }),
-  delivery_date_time: Type.String(),
-  delivery_date: Type.String(),
-  delivery_time: Type.String(),
-  note: Type.String(),
-  service: ServiceView,
-  status: Type.String({ enum: [...ORDER_STATUSES] }),
-  receipt: Type.Array(ReceiptLine),
-  total: Type.String({ description: 'Two decimals; `0.00` for an empty receipt.' })
-})
+export const TransactionView = Type.Object(
+  {
+    transaction_id: Type.String({ maxLength: ID_MAX }),
+    transaction_code: Type.String({ pattern: '^[0-9]{8}$', description: 'Eight digits (D-50).' }),
+    customer_id: Type.String({ maxLength: 64 }),
+    pickup_date_time: DATE_TIME(),
+    pickup_date: DATE(),
+    pickup_time: TIME(),
+    delivery_date_time: DATE_TIME(),
+    delivery_date: DATE(),
+    delivery_time: TIME(),
+    note: Type.String({ maxLength: 1000 }),
+    service: Ref(ServiceView),
+    status: Type.String({ enum: [...ORDER_STATUSES] }),
+    receipt: Type.Array(Ref(ReceiptLine)),
+    total: Money('Two decimals; `0.00` for an empty receipt.')
+  },
+  { $id: 'Transaction', description: 'A transaction in the full view (spec), its service at its current step (D-51).' }
+)
 
-export const TransactionParams = Type.Object({ transaction_id: PathKey('transaction_not_found') })
+export const TransactionParams = Type.Object({
+  transaction_id: PathKey('transaction_not_found', { description: 'The transaction id.', 'x-doc-maxLength': ID_MAX })
+})
 
 const ITEM_ID_TEXT = 'Numeric text (a number is accepted too).'
 const ItemId = ItemKey(ITEM_ID_TEXT)
@@ -121,19 +157,24 @@ export const MoveBody = Type.Object({
 })
 export type MoveBody = Static<typeof MoveBody>
 
-export const HistoryResponse = Type.Object({
-  transaction_id: Type.String(),
-  history: Type.Array(
-    Type.Object({
-      at: Type.String({ description: 'ISO-8601 UTC.' }),
-      type: Type.String({ enum: [...HISTORY_TYPES] }),
-      position_number: Type.String(),
-      description: Type.String(),
-      actor: Type.String({ enum: [...ACTORS] })
-    }),
-    { description: 'Oldest first (D-56).' }
-  )
-})
+const HistoryEntry = Type.Object(
+  {
+    at: Instant(),
+    type: Type.String({ enum: [...HISTORY_TYPES] }),
+    position_number: Type.String({ pattern: '^[0-9]+$' }),
+    description: Type.String(),
+    actor: Type.String({ enum: [...ACTORS] })
+  },
+  { $id: 'HistoryEntry' }
+)
+
+export const HistoryResponse = Type.Object(
+  {
+    transaction_id: Type.String({ maxLength: ID_MAX }),
+    history: Type.Array(Ref(HistoryEntry), { description: 'Oldest first (D-56).' })
+  },
+  { $id: 'TransactionHistory' }
+)
 
 export const ListBody = Type.Object({
   customer_id: Type.Optional(Line(64, { minLength: 1, description: 'Only transactions of this customer.' })),
@@ -145,7 +186,23 @@ export const ListBody = Type.Object({
 })
 export type ListBody = Static<typeof ListBody>
 
-export const ListResponse = Type.Object({
-  transactions: Type.Array(TransactionView, { description: 'Newest first (D-57).' }),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last.' })
-})
+export const ListResponse = Type.Object(
+  {
+    transactions: Type.Array(Ref(TransactionView), { description: 'Newest first (D-57).' }),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last.' })
+  },
+  { $id: 'TransactionPage' }
+)
+
+/** The named schemas of the transaction answers (the full view embeds the service view). */
+const TRANSACTION_SCHEMAS = [...SERVICE_VIEW_SCHEMAS, ReceiptLine, TransactionView]
+
+/** The named schemas of the order operations' answers. */
+export const ORDER_SCHEMAS = [
+  ...TRANSACTION_SCHEMAS,
+  CreateTransactionResponse,
+  UpdateTransactionResponse,
+  HistoryEntry,
+  HistoryResponse,
+  ListResponse
+]

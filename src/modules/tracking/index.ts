@@ -1,13 +1,17 @@
 import type { AppContext } from '../../app.js'
 import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
+import { useSchemas } from '../../platform/components.js'
 import { trackingLinkRoutes, trackingStatusRoutes } from './tracking.routes.js'
+import { TRACKING_SCHEMAS } from './tracking.schemas.js'
 import { TrackingService } from './tracking.service.js'
 
 /** Tracking links for customers (issue 9). Who may call what is decided here. */
 export function trackingModule(context: AppContext) {
   const tracking = new TrackingService(context.database, context.writes, context.clock, context.dataKey, context.config.publicUrl)
   return async (app: App): Promise<void> => {
+    // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).
+    useSchemas(app, TRACKING_SCHEMAS)
     // Customers (their own transactions, checked by the service) and staff; not app keys.
     await app.register(callersScope(context.auth, ['customer', 'staff'], (own) => trackingLinkRoutes(own, tracking)))
     // The page's read, outside /v1: the token is its credential.

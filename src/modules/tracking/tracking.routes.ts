@@ -1,4 +1,5 @@
 import type { App } from '../../platform/app-types.js'
+import { Ref } from '../../platform/components.js'
 import { callerOf } from '../../platform/idempotency.js'
 import type { RateLimitStore } from '../../platform/rate-limit.js'
 import { callsPerAddress, LIMITS } from '../../platform/rate-limit.rules.js'
@@ -20,7 +21,7 @@ export function trackingLinkRoutes(app: App, tracking: TrackingService): void {
           "The link of the transaction's public tracking page, `PUBLIC_URL/track/<token>`, for the customer. The token (32 random bytes, base64url) is made on the first call and the same link is answered on every later one: the server keeps only its SHA-256, to find it, and a copy sealed with the data key, to answer it again. The page shows the service, the progress bar, the current step and the timeline, nothing about the customer. Another customer's transaction is 404, as a missing one.",
         tags,
         params: TransactionParams,
-        response: TrackingLinkResponse,
+        response: Ref(TrackingLinkResponse),
         problems: ['transaction_not_found']
       })
     },
@@ -37,7 +38,7 @@ export function trackingLinkRoutes(app: App, tracking: TrackingService): void {
           'Replaces the tracking link of the transaction with a new one (a link that reached the wrong person); the previous link stops working at once and its page answers 404. Takes no body.',
         tags,
         params: TransactionParams,
-        response: TrackingLinkResponse,
+        response: Ref(TrackingLinkResponse),
         problems: ['transaction_not_found'],
         idempotent: true
       })
@@ -62,7 +63,7 @@ export function trackingStatusRoutes(app: App, tracking: TrackingService, limite
           'What the page of GET /track/{token} shows: the service name, the current step and its progress bar, and the timeline (oldest first; no actors, no receipt entries). Nothing about the customer, the receipt or the note. No credentials: the token is the credential; an unknown or replaced token is 404 `transaction_not_found`. At most 60 calls per client address per minute. Takes no body.',
         tags,
         params: TokenParams,
-        response: TrackingStatusResponse,
+        response: Ref(TrackingStatusResponse),
         problems: ['transaction_not_found']
       })
     },

@@ -1,44 +1,66 @@
 import Type from 'typebox'
+import { Instant, Ref } from '../../platform/components.js'
 import { PathKey } from '../../platform/schemas.js'
-import { HISTORY_TYPES } from '../orders/orders.table.js'
+import { ProgressBar } from '../catalogue/index.js'
+import { HISTORY_TYPES } from '../orders/index.js'
 
 // An id holding control characters names no transaction (the text rule, issue 8): PostgreSQL failed on NUL (500).
-export const TransactionParams = Type.Object({ transaction_id: PathKey('transaction_not_found') })
+export const TransactionParams = Type.Object({
+  transaction_id: PathKey('transaction_not_found', { description: 'The transaction id.', 'x-doc-maxLength': 64 })
+})
+
+// 32 random bytes in base64url, without padding.
+const TOKEN_PATTERN = '[A-Za-z0-9_-]{43}'
 
 /** The answer of the staff and customer operations: the link to hand to the customer. */
-export const TrackingLinkResponse = Type.Object({
-  tracking_url: Type.String({ description: '`PUBLIC_URL/track/<token>`; the token is 32 random bytes, base64url.' })
-})
+export const TrackingLinkResponse = Type.Object(
+  {
+    tracking_url: Type.String({
+      pattern: `/track/${TOKEN_PATTERN}$`,
+      description: '`PUBLIC_URL/track/<token>`; the token is 32 random bytes, base64url.'
+    })
+  },
+  { $id: 'TrackingLink' }
+)
 
 // Any token the router passes, of any length and any characters, is looked up by its hash: a
 // malformed one is just unknown, 404 as a replaced one, not a 400 for a field the client did not
-// write as one.
-export const TokenParams = Type.Object({ token: Type.String() })
+// write as one. The document states the form tokens have.
+export const TokenParams = Type.Object({
+  token: Type.String({ description: 'The token of a tracking link.', 'x-doc-pattern': `^${TOKEN_PATTERN}$` })
+})
+
+const TrackingHistoryEntry = Type.Object(
+  {
+    at: Instant(),
+    type: Type.String({
+      enum: HISTORY_TYPES.filter((type) => !type.startsWith('receipt_')),
+      description: 'Receipt changes are not shown.'
+    }),
+    position_number: Type.String({ pattern: '^[0-9]+$' }),
+    description: Type.String()
+  },
+  { $id: 'TrackingHistoryEntry' }
+)
 
 /**
  * What the public tracking page may know (issue 9): the service, the progress bar, the current
  * step and the timeline. Nothing about the customer, the receipt, the note or who did what.
  */
-export const TrackingStatusResponse = Type.Object({
-  service_name: Type.String(),
-  position: Type.Object({
-    position_number: Type.String({ description: 'Numeric text; the first step is 1.' }),
-    position_description: Type.String()
-  }),
-  progress_bar: Type.Object({
-    total_steps: Type.Integer(),
-    percentage: Type.Number({ description: 'position / total_steps * 100, as in the service view (D-43).' })
-  }),
-  history: Type.Array(
-    Type.Object({
-      at: Type.String({ description: 'ISO-8601 UTC.' }),
-      type: Type.String({
-        enum: HISTORY_TYPES.filter((type) => !type.startsWith('receipt_')),
-        description: 'Receipt changes are not shown.'
-      }),
-      position_number: Type.String(),
-      description: Type.String()
+export const TrackingStatusResponse = Type.Object(
+  {
+    service_name: Type.String({ maxLength: 100 }),
+    position: Type.Object({
+      position_number: Type.String({ pattern: '^[1-9][0-9]*$', description: 'Numeric text; the first step is 1.' }),
+      position_description: Type.String({ maxLength: 500 })
     }),
-    { description: 'Oldest first; like D-56 without actors and without receipt entries.' }
-  )
-})
+    progress_bar: Ref(ProgressBar),
+    history: Type.Array(Ref(TrackingHistoryEntry), {
+      description: 'Oldest first; like D-56 without actors and without receipt entries.'
+    })
+  },
+  { $id: 'TrackingStatus', description: 'What the tracking page shows (issue 9).' }
+)
+
+/** The named schemas of the tracking answers. */
+export const TRACKING_SCHEMAS = [TrackingLinkResponse, ProgressBar, TrackingHistoryEntry, TrackingStatusResponse]

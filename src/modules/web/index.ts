@@ -6,10 +6,12 @@ import type { AppContext } from '../../app.js'
 import type { App } from '../../platform/app-types.js'
 import { sendProblem, unroutedProblem } from '../../platform/error-handler.js'
 import { Problem } from '../../platform/problems.js'
-import { textAnswer } from '../../platform/schemas.js'
+import { CONNECTION_PROBLEMS, problemResponses, textAnswer } from '../../platform/schemas.js'
 import { BuiltPages, PAGE_HEADERS, type PageName } from './pages.js'
 
 const tags = ['operations']
+// A page not built is 404 `route_not_found`, as a path that cannot be decoded is.
+const pageProblems = problemResponses([...CONNECTION_PROBLEMS, 'route_not_found'])
 
 function notBuilt(): Problem {
   return new Problem('route_not_found', 'The web console has not been built: run `npm run build:web` (npm start and npm run build do it).')
@@ -41,7 +43,7 @@ export function webModule(context: AppContext, pages = new BuiltPages()) {
           summary: 'Staff console',
           description:
             "The web console for the shop staff (issue 9): sign in with a staff API key (kept in the tab's sessionStorage only), the board of open orders per service, orders with receipt, note and history, customers, and the catalogue. Static files; every call it makes is a /v1 operation with Basic credentials.",
-          response: { 200: textAnswer('The console page.', 'text/html') }
+          response: { 200: textAnswer('The console page.', 'text/html'), ...pageProblems }
         }
       },
       async (_request, reply) => send(reply, 'index.html')
@@ -58,7 +60,7 @@ export function webModule(context: AppContext, pages = new BuiltPages()) {
             "The customer's tracking page for a link from POST /v1/transaction/{transaction_id}/tracking: the service, the progress bar, the current step and the timeline, read from POST /track/{token}/status. No credentials.",
           // Any token: the page is the same for all, and tells an unknown one so from the status it reads.
           params: Type.Object({ token: Type.String() }),
-          response: { 200: textAnswer('The tracking page, for any token.', 'text/html') }
+          response: { 200: textAnswer('The tracking page, for any token.', 'text/html'), ...pageProblems }
         }
       },
       async (_request, reply) => send(reply, 'track.html')

@@ -211,7 +211,8 @@ describeEachDialect(
       assert.equal(document.paths['/v1/transaction/{transaction_id}/tracking/renew'].post.operationId, 'renewTrackingLink')
       const read = document.paths['/track/{token}/status'].post
       assert.equal(read.operationId, 'getTrackingStatus')
-      assert.equal(read.security, undefined)
+      // No credentials: the token is the credential (issue 26: `security: []`, not left out).
+      assert.deepEqual(read.security, [])
       assert.deepEqual(Object.keys(read.responses).sort(), ['200', '400', '404', '408', '429', '431', '500', '503'])
     })
 
