@@ -9,9 +9,8 @@ import type { DatabaseConfig } from '../../src/config.js'
 import { basic, DIALECTS, describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
-import { databaseUrl, run } from '../helpers/processes.js'
+import { CLI, databaseUrl, nodeArgs, run } from '../helpers/processes.js'
 
-const CLI = 'src/cli.ts'
 const KEY_LINE = /^(key_[0-9a-z]+):([A-Za-z0-9_-]{43,})\n$/
 
 function urlOf(database: DatabaseConfig): string {
@@ -97,7 +96,8 @@ describeEachDialect('service-ordering api-key (D-10, D-90)', (t) => {
 
   it('should end quietly, with status 0, when the reader of its output has gone (`api-key list | true`)', () => {
     // `true` exits without reading: every line the command prints goes to a closed pipe (EPIPE).
-    const shell = spawnSync('bash', ['-c', `node --import tsx ${CLI} api-key list | true; echo "status \${PIPESTATUS[0]}" >&2`], {
+    const command = [process.execPath, ...nodeArgs(CLI)].join(' ')
+    const shell = spawnSync('bash', ['-c', `${command} api-key list | true; echo "status \${PIPESTATUS[0]}" >&2`], {
       env: { ...process.env, ...env },
       encoding: 'utf8'
     })

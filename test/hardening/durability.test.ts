@@ -3,16 +3,16 @@ import { after, before, describe, it } from 'node:test'
 import BetterSqlite3 from 'better-sqlite3'
 import { basic, DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
-import { Child, databaseUrl } from '../helpers/processes.js'
+import { Child, databaseUrl, MAIN } from '../helpers/processes.js'
 
 const KEY_ID = 'durability_admin'
 const SECRET = 'k'.repeat(43)
 const AUTH = basic(KEY_ID, SECRET)
 const PICKUP = 1_793_344_500
 
-/** Starts `src/main.ts` on the database and resolves with the child and its base URL. */
+/** Starts the server (MAIN) on the database and resolves with the child and its base URL. */
 async function startServer(database: TestDatabase, env: Record<string, string>): Promise<{ child: Child; url: string }> {
-  const child = new Child('src/main.ts', [], {
+  const child = new Child(MAIN, [], {
     PORT: '0',
     DATABASE_URL: databaseUrl(database),
     DATA_DIR: database.dataDir,

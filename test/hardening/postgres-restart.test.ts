@@ -5,7 +5,7 @@ import { basic, DIALECTS } from '../helpers/app.js'
 import { lostWrites, MixedLoad, prepareFixture, probe, waitUntil } from '../helpers/chaos-load.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import { PrivateCluster, privateClusterUnavailable } from '../helpers/private-postgres.js'
-import { Child } from '../helpers/processes.js'
+import { Child, CLI, MAIN } from '../helpers/processes.js'
 
 // Issue 25: PostgreSQL ending the API's sessions (a restart, a failover, pg_terminate_backend) must
 // cost 503s while it is away, never the process; service resumes by itself and no write answered
@@ -18,9 +18,9 @@ const CLIENTS = 8
 // Writes acknowledged after a fault that show the API serves again by itself.
 const RESUMED = 30
 
-/** Starts `src/main.ts` on `databaseUrl`; resolves with the child and its base URL. */
+/** Starts the server (MAIN) on `databaseUrl`; resolves with the child and its base URL. */
 async function startApi(databaseUrl: string, dataDir: string): Promise<{ child: Child; url: string }> {
-  const child = new Child('src/main.ts', [], {
+  const child = new Child(MAIN, [], {
     PORT: '0',
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
@@ -154,7 +154,7 @@ describe('PostgreSQL ending the API sessions under load (issue 25)', {
     const databaseUrl = database.database.kind === 'postgres' ? database.database.url : ''
     run = new UnderLoad(await startApi(databaseUrl, database.dataDir))
     // `service-ordering worker` (D-61) on the same database: its sessions are terminated alike.
-    worker = new Child('src/cli.ts', ['worker'], { DATABASE_URL: databaseUrl, DATA_DIR: database.dataDir, LOG_LEVEL: 'info' })
+    worker = new Child(CLI, ['worker'], { DATABASE_URL: databaseUrl, DATA_DIR: database.dataDir, LOG_LEVEL: 'info' })
     await worker.waitForLine((line) => line.includes('outbox dispatcher is running'))
     run.watch(worker, 'the worker')
     await run.start()

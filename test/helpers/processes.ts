@@ -7,6 +7,26 @@ import type { TestDatabase } from './databases.js'
 /** The repository root: spawned commands run from here, as `npm start` would. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
+// scripts/run-tests.mjs builds dist/ before any test runs: children then start the built code, as
+// `npm start` does. A file run on its own (node --import tsx --test …) starts the sources instead.
+const BUILT = process.env.TEST_DIST_BUILT === '1'
+
+/** The command-line entry point (`service-ordering …`) a child process runs. */
+export const CLI = BUILT ? 'dist/cli.js' : 'src/cli.ts'
+/** The server entry point (`npm start`) a child process runs. */
+export const MAIN = BUILT ? 'dist/main.js' : 'src/main.ts'
+
+/** Node's arguments to run a script: built JavaScript as it is, TypeScript through tsx. */
+export function nodeArgs(script: string): string[] {
+  return script.endsWith('.ts') ? ['--import', 'tsx', script] : [script]
+}
+
+/** A package.json script (`exec node … dist/main.js`) as a shell runs it here, on the entry points above. */
+export function npmScriptCommand(script: string): string {
+  if (BUILT) return script.replace(/\bnode /, `${process.execPath} `)
+  return script.replace(/\bnode /, `${process.execPath} --import tsx `).replace(/dist\/(\w+)\.js/, 'src/$1.ts')
+}
+
 // Variables of the service (D-02) and of the test runner a child must not inherit by accident.
 const INHERITED_OUT = [
   'PORT',
@@ -48,7 +68,7 @@ export function databaseUrl(test: TestDatabase): string {
   return test.database.kind === 'sqlite' ? `sqlite:${test.database.file}` : test.database.url
 }
 
-/** A spawned `node --import tsx <script> …` with its output collected line by line. */
+/** A spawned `node <script> …` (CLI, MAIN or a TypeScript fixture) with its output collected line by line. */
 export class Child {
   readonly stdout: string[] = []
   readonly stderr: string[] = []
@@ -59,7 +79,7 @@ export class Child {
   private exitValue: number | string | undefined
 
   constructor(script: string, args: readonly string[], env: Record<string, string>) {
-    this.process = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    this.process = spawn(process.execPath, [...nodeArgs(script), ...args], {
       cwd: ROOT,
       env: childEnv(env),
       stdio: ['pipe', 'pipe', 'pipe']
@@ -122,7 +142,7 @@ export class Child {
 
   /**
    * Resolves with the first stdout line `match` accepts; rejects when the process ends first or
-   * after `timeoutMs` (generous: a loaded machine may take seconds to start tsx).
+   * after `timeoutMs` (generous: a loaded machine may take seconds to start a process).
    */
   waitForLine(match: (line: string) => boolean, timeoutMs = 60_000): Promise<string> {
     return new Promise((resolve, reject) => {
@@ -183,7 +203,7 @@ export class Child {
   }
 }
 
-/** Runs `node --import tsx <script> …` to the end; for short commands such as the CLI. */
+/** Runs `node <script> …` to the end; for short commands such as the CLI. */
 export async function run(
   script: string,
   args: readonly string[],

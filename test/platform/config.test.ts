@@ -6,7 +6,7 @@ import path from 'node:path'
 import { describe, it } from 'node:test'
 import { type Config, ConfigError, loadConfig, withoutPassword } from '../../src/config.js'
 import { postgresAdminUrl } from '../helpers/databases.js'
-import { run } from '../helpers/processes.js'
+import { CLI, MAIN, run } from '../helpers/processes.js'
 
 const adminUrl = await postgresAdminUrl()
 
@@ -374,7 +374,7 @@ describe('a bad configuration stops the process (D-01)', () => {
   ] as const) {
     it(`should exit 1 printing exactly one line for ${Object.keys(env)[0]}`, async () => {
       // DATA_DIR points nowhere useful: the process must stop before touching anything.
-      const result = await run('src/main.ts', [], { ...env, DATA_DIR: '/nonexistent/so-config-test' })
+      const result = await run(MAIN, [], { ...env, DATA_DIR: '/nonexistent/so-config-test' })
       assert.equal(result.code, 1)
       assert.equal(result.stdout, '')
       assert.equal(result.stderr, `${line}\n`)
@@ -382,7 +382,7 @@ describe('a bad configuration stops the process (D-01)', () => {
   }
 
   it('should exit 1 with one line, and no stack, when the database cannot be reached', async () => {
-    const result = await run('src/main.ts', [], {
+    const result = await run(MAIN, [], {
       PORT: '0',
       DATABASE_URL: 'postgres://postgres:not-printed@127.0.0.1:1/nothing',
       DATA_DIR: '/nonexistent/so-config-test'
@@ -400,7 +400,7 @@ describe('a bad configuration stops the process (D-01)', () => {
   }, async () => {
     const missing = new URL(adminUrl!)
     missing.pathname = '/so_config_test_no_such_database'
-    const result = await run('src/main.ts', [], { PORT: '0', DATABASE_URL: missing.href, DATA_DIR: '/nonexistent/so-config-test' })
+    const result = await run(MAIN, [], { PORT: '0', DATABASE_URL: missing.href, DATA_DIR: '/nonexistent/so-config-test' })
     assert.equal(result.code, 1)
     assert.equal(
       result.stderr,
@@ -412,14 +412,14 @@ describe('a bad configuration stops the process (D-01)', () => {
   it('should exit 1 with one line for a DATA_DIR that cannot be made, under /proc too', {
     skip: !fs.existsSync('/proc/self')
   }, async () => {
-    const result = await run('src/main.ts', [], { PORT: '0', DATA_DIR: '/proc/so-config-test/data' })
+    const result = await run(MAIN, [], { PORT: '0', DATA_DIR: '/proc/so-config-test/data' })
     assert.equal(result.code, 1)
     assert.equal(result.stdout, '')
     assert.equal(result.stderr, "service-ordering: could not start: ENOENT: no such file or directory, mkdir '/proc/so-config-test'\n")
   })
 
   it('should name the settings in the one line when the SQLite file cannot be opened or the address not listened on (D-01)', async () => {
-    const file = await run('src/main.ts', [], { PORT: '0', DATABASE_URL: 'sqlite:/proc/so-config-test.db' })
+    const file = await run(MAIN, [], { PORT: '0', DATABASE_URL: 'sqlite:/proc/so-config-test.db' })
     assert.equal(file.code, 1)
     assert.equal(
       file.stderr,
@@ -428,7 +428,7 @@ describe('a bad configuration stops the process (D-01)', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'so-config-host-'))
     try {
       // 192.0.2.1 (TEST-NET-1) is never an address of this machine.
-      const host = await run('src/main.ts', [], { PORT: '0', HOST: '192.0.2.1', DATA_DIR: dataDir })
+      const host = await run(MAIN, [], { PORT: '0', HOST: '192.0.2.1', DATA_DIR: dataDir })
       assert.equal(host.code, 1)
       assert.match(
         host.stderr,
@@ -440,7 +440,7 @@ describe('a bad configuration stops the process (D-01)', () => {
   })
 
   it('should exit 1 with the same line from the CLI', async () => {
-    const result = await run('src/cli.ts', ['migrate'], { PORT: '99999', DATA_DIR: '/nonexistent/so-config-test' })
+    const result = await run(CLI, ['migrate'], { PORT: '99999', DATA_DIR: '/nonexistent/so-config-test' })
     assert.equal(result.code, 1)
     assert.equal(result.stdout, '')
     assert.equal(result.stderr, 'service-ordering: invalid configuration: PORT must be a whole number from 0 to 65535 (got "99999")\n')

@@ -5,7 +5,7 @@ import type { DatabaseConfig } from '../../src/config.js'
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service.js'
 import { basic, describeEachDialect, type TestApp } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
-import { run } from '../helpers/processes.js'
+import { CLI, run } from '../helpers/processes.js'
 
 type Caller = 'none' | 'wrong secret' | 'revoked' | 'app' | 'staff' | 'admin'
 const CALLERS: Caller[] = ['none', 'wrong secret', 'revoked', 'app', 'staff', 'admin']
@@ -102,7 +102,7 @@ describeEachDialect('who may call what (D-10, D-11, D-12)', (t: TestApp) => {
     const key = await keys.create('app', 'revoked by the CLI')
     const authorization = basic(key.id, key.secret)
     ok(await t.post('/v1/service/Laundry/1', undefined, { auth: authorization }))
-    const result = await run('src/cli.ts', ['api-key', 'revoke', key.id], {
+    const result = await run(CLI, ['api-key', 'revoke', key.id], {
       DATABASE_URL: urlOf(t.config.database),
       DATA_DIR: t.config.dataDir
     })

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { basic, DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
-import { Child, childEnv, databaseUrl, ROOT, waitUntilRefused } from '../helpers/processes.js'
+import { Child, childEnv, databaseUrl, MAIN, npmScriptCommand, ROOT, waitUntilRefused } from '../helpers/processes.js'
 
 const KEY_ID = 'drain_admin'
 const SECRET = 'd'.repeat(43)
@@ -100,7 +100,7 @@ function post(port: number, path: string, agent: http.Agent): Promise<Answer> {
 
 /** The API on `database` as `npm start` runs it, once it says it is listening, and its port. */
 async function startApi(database: TestDatabase, env: Record<string, string> = {}): Promise<{ server: Child; port: number }> {
-  const server = new Child('src/main.ts', [], {
+  const server = new Child(MAIN, [], {
     PORT: '0',
     DATABASE_URL: databaseUrl(database),
     DATA_DIR: database.dataDir,
@@ -266,9 +266,9 @@ describe('npm start and npm run cli under a signal (D-72)', () => {
   for (const name of ['start', 'cli'] as const) {
     it(`should stop the server when the shell running the ${name} script is sent SIGTERM`, async () => {
       const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
-      // The script as written, run from the sources (npm runs it on dist/ after its build).
-      const command = scripts[name]!.replace(/\bnode /, `${process.execPath} --import tsx `).replace(/dist\/(\w+)\.js/, 'src/$1.ts')
-      assert.match(command, /src\/(main|cli)\.ts/)
+      // The script as written, on the entry points this run starts (npm builds dist/ first).
+      const command = npmScriptCommand(scripts[name]!)
+      assert.match(command, /(src\/(main|cli)\.ts|dist\/(main|cli)\.js)/)
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'so-npm-start-'))
       const shell = spawn('sh', ['-c', name === 'cli' ? `${command} serve` : command], {
         cwd: ROOT,

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/platform/logger.js'
 import { type RunningServer, startServer } from '../../src/server.js'
 import { basic, DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
-import { Child, databaseUrl } from '../helpers/processes.js'
+import { Child, databaseUrl, MAIN } from '../helpers/processes.js'
 
 const KEY_ID = 'ops_bootstrap'
 
@@ -212,7 +212,7 @@ for (const dialect of DIALECTS) {
     /** Starts `count` servers on one database at the same moment; resolves with their ports. */
     async function startTogether(test: TestDatabase, count: number, extra: Record<string, string>): Promise<number[]> {
       const started = Array.from({ length: count }, () => {
-        const child = new Child('src/main.ts', [], {
+        const child = new Child(MAIN, [], {
           PORT: '0',
           DATABASE_URL: databaseUrl(test),
           DATA_DIR: test.dataDir,

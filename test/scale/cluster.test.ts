@@ -4,7 +4,7 @@ import net from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
-import { Child, run, waitUntilRefused } from '../helpers/processes.js'
+import { Child, CLI, run, waitUntilRefused } from '../helpers/processes.js'
 import { ADMIN_AUTH, type ApiProcess, sharedEnv, startApi, startSlowRequest, stopAll } from './harness.js'
 
 /**
@@ -130,7 +130,7 @@ describe('serve --workers 2 on PostgreSQL (issue 10)', {
 
 describe('serve --workers: refusals (issue 10)', () => {
   it('should refuse several workers on SQLite with one line, exit status 1', async () => {
-    const result = await run('src/cli.ts', ['serve', '--workers', '2'], { DATABASE_URL: 'sqlite::memory:', PORT: '0' })
+    const result = await run(CLI, ['serve', '--workers', '2'], { DATABASE_URL: 'sqlite::memory:', PORT: '0' })
     assert.equal(result.code, 1)
     assert.equal(
       result.stderr,
@@ -140,7 +140,7 @@ describe('serve --workers: refusals (issue 10)', () => {
 
   it('should take --workers over WORKERS, whatever WORKERS holds', async () => {
     for (const workers of ['2', 'abc']) {
-      const server = new Child('src/cli.ts', ['serve', '--workers', '1'], {
+      const server = new Child(CLI, ['serve', '--workers', '1'], {
         DATABASE_URL: 'sqlite::memory:',
         PORT: '0',
         DISPATCHER: 'off',
@@ -156,7 +156,7 @@ describe('serve --workers: refusals (issue 10)', () => {
   })
 
   it('should refuse a bad --workers value like a bad WORKERS, exit status 1', async () => {
-    const result = await run('src/cli.ts', ['serve', '--workers', 'two'], { DATABASE_URL: 'sqlite::memory:' })
+    const result = await run(CLI, ['serve', '--workers', 'two'], { DATABASE_URL: 'sqlite::memory:' })
     assert.equal(result.code, 1)
     assert.equal(
       result.stderr,
@@ -172,7 +172,7 @@ describe('serve --workers: refusals (issue 10)', () => {
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
     try {
       const port = (busy.address() as net.AddressInfo).port
-      const result = await run('src/cli.ts', ['serve', '--workers', '2'], sharedEnv(database, { PORT: String(port) }))
+      const result = await run(CLI, ['serve', '--workers', '2'], sharedEnv(database, { PORT: String(port) }))
       assert.equal(result.code, 1, result.stdout + result.stderr)
       assert.match(result.stdout, /an API worker failed to start; stopping/)
     } finally {

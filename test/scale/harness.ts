@@ -5,7 +5,7 @@ import net from 'node:net'
 import pg from 'pg'
 import { basic } from '../helpers/app.js'
 import type { TestDatabase } from '../helpers/databases.js'
-import { Child, databaseUrl } from '../helpers/processes.js'
+import { Child, CLI, databaseUrl } from '../helpers/processes.js'
 
 /**
  * Issue 10 test harness: real `service-ordering serve` and `worker` processes (through tsx) on one
@@ -62,7 +62,7 @@ export interface ApiProcess {
  * `started` at once, so an `after` hook stops it even when the wait fails.
  */
 export async function startApi(name: string, env: Record<string, string>, started: Child[], args: string[] = []): Promise<ApiProcess> {
-  const child = new Child('src/cli.ts', ['serve', ...args], env)
+  const child = new Child(CLI, ['serve', ...args], env)
   started.push(child)
   const line = await child.waitForLine((l) => l.includes('"msg":"service-ordering is listening"'), 90_000)
   return { name, child, url: (JSON.parse(line) as { url: string }).url }
@@ -70,7 +70,7 @@ export async function startApi(name: string, env: Record<string, string>, starte
 
 /** Starts `service-ordering worker` and waits until its dispatcher runs; the child joins `started` at once. */
 export async function startWorker(env: Record<string, string>, started: Child[]): Promise<Child> {
-  const child = new Child('src/cli.ts', ['worker'], env)
+  const child = new Child(CLI, ['worker'], env)
   started.push(child)
   await child.waitForLine((l) => l.includes('outbox dispatcher is running'), 90_000)
   return child

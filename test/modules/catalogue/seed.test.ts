@@ -9,6 +9,7 @@ import { seedDemo } from '../../../src/seed/demo-seed.js'
 import { basic, describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok } from '../../helpers/assertions.js'
 import { createCustomer, createService } from '../../helpers/factories.js'
+import { CLI, nodeArgs } from '../../helpers/processes.js'
 import { getStep, readStats } from './helpers.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -19,7 +20,7 @@ interface CliResult {
   stderr: string
 }
 
-/** Runs `node --import tsx src/cli.ts …` against the suite's database, as an operator would. */
+/** Runs `service-ordering …` against the suite's database, as an operator would. */
 function runCli(t: TestApp, args: string[]): Promise<CliResult> {
   const database = t.config.database
   const env: NodeJS.ProcessEnv = {
@@ -31,16 +32,11 @@ function runCli(t: TestApp, args: string[]): Promise<CliResult> {
   // The child is a program, not a test file.
   delete env.NODE_TEST_CONTEXT
   return new Promise((resolve) => {
-    // Generous: tsx compiles on start, and the machine may be busy.
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
-      { cwd: ROOT, env, timeout: 120_000 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
-        resolve({ code, stdout, stderr })
-      }
-    )
+    // Generous: the machine may be busy.
+    execFile(process.execPath, [...nodeArgs(CLI), ...args], { cwd: ROOT, env, timeout: 120_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
+      resolve({ code, stdout, stderr })
+    })
   })
 }
 

@@ -10,6 +10,7 @@ import { createDispatcher, type NotificationSettings } from '../../../src/module
 import type { Dispatcher, DispatcherOptions } from '../../../src/modules/notifications/outbox.dispatcher.js'
 import { createLogger } from '../../../src/platform/logger.js'
 import type { TestApp } from '../../helpers/app.js'
+import { CLI, nodeArgs } from '../../helpers/processes.js'
 
 /** The data key the tests seal reset links with; the dispatchers they build unseal with it. */
 export const DATA_KEY = randomBytes(32)
@@ -109,7 +110,7 @@ const NOT_INHERITED = [
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 
-/** `service-ordering …` run from source in a child process, its output collected. */
+/** `service-ordering …` run in a child process, its output collected. */
 export class Cli {
   readonly stdout: string[] = []
   readonly stderr: string[] = []
@@ -120,7 +121,7 @@ export class Cli {
   constructor(args: readonly string[], env: Record<string, string>) {
     const base: NodeJS.ProcessEnv = { ...process.env }
     for (const name of NOT_INHERITED) delete base[name]
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    this.child = spawn(process.execPath, [...nodeArgs(CLI), ...args], {
       cwd: ROOT,
       env: { ...base, ...env },
       stdio: ['ignore', 'pipe', 'pipe']
@@ -140,7 +141,7 @@ export class Cli {
     return `stdout:\n${this.stdout.join('\n')}\nstderr:\n${this.stderr.join('\n')}`
   }
 
-  /** Runs a command to its end (generous time-out: tsx starts slowly on a loaded machine). */
+  /** Runs a command to its end (generous time-out: a process starts slowly on a loaded machine). */
   static async run(
     args: readonly string[],
     env: Record<string, string>,
