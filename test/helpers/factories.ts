@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { hashPassword } from '../../src/common/crypto.js'
 import { newId } from '../../src/common/ids.js'
+import { nameKey } from '../../src/modules/customers/name-key.js'
 import { basic, type TestApp } from './app.js'
 
 let sequence = 0
 
-/** A real customer row, with Basic credentials when a password is given. */
+/** A real customer row, search keys made as the app makes them (D-33), with Basic credentials when a password is given. */
 export async function createCustomer(
   t: TestApp,
   options: { firstName?: string; lastName?: string; email?: string; phone?: string; password?: string } = {}
@@ -24,8 +25,8 @@ export async function createCustomer(
         email,
         first_name: firstName,
         last_name: lastName,
-        first_name_lc: firstName.toLowerCase(),
-        last_name_lc: lastName.toLowerCase(),
+        first_name_lc: nameKey(firstName),
+        last_name_lc: nameKey(lastName),
         phone: options.phone ?? '',
         preference: '',
         street: '',
