@@ -6,7 +6,6 @@ import { MAX_CONCURRENT_PASSWORD_HASHES, passwordHashing } from './common/crypto
 import { newTransactionCode } from './common/ids.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
-import { SqliteGroupCommit } from './db/unit-of-work.js'
 import { VersionedMemo } from './db/versioned-memo.js'
 import { apiKeysRepository } from './modules/api-keys/api-keys.repository.js'
 import { catalogueModule } from './modules/catalogue/index.js'
@@ -69,13 +68,13 @@ export interface AppContext {
  * whether or not they exist.
  */
 function credentialStore(database: Database): CredentialStore {
-  const keys = apiKeysRepository(database.db)
-  const customerLogin = customerLoginQuery(database.db)
+  const keys = apiKeysRepository(database)
+  const customerLogin = customerLoginQuery(database)
   const keptKeys = new VersionedMemo<Awaited<ReturnType<CredentialStore['findApiKey']>>>(database.dataVersion, 1000)
   const keptLogins = new VersionedMemo<Awaited<ReturnType<CredentialStore['findCustomerLogin']>>>(database.dataVersion, 1000)
   return {
-    findApiKey: (id) => keptKeys.get(id, () => keys.findForAuth(database.reader, id)),
-    findCustomerLogin: (email) => keptLogins.get(email, () => customerLogin.first(database.reader, { email })),
+    findApiKey: (id) => keptKeys.get(id, () => keys.findForAuth(id)),
+    findCustomerLogin: (email) => keptLogins.get(email, () => customerLogin.first({ email })),
     keptApiKey: (id) => keptKeys.peek(id),
     keptCustomerLogin: (email) => keptLogins.peek(email)
   }
@@ -101,30 +100,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       { labels: { state: 'waiting' }, value: passwordHashing.waiting }
     ]
   )
-  const unitOfWork = deps.database.unitOfWork
-  if (unitOfWork instanceof SqliteGroupCommit) {
-    metrics.addGauge('sqlite_commits', 'SQLite write transactions committed (each one fsync).', [], async () => [
-      { labels: {}, value: unitOfWork.counts.commits }
-    ])
-    metrics.addGauge('sqlite_committed_use_cases', 'Use cases carried by those commits (group commit).', [], async () => [
-      { labels: {}, value: unitOfWork.counts.useCases }
-    ])
-    const checkpoints = unitOfWork.checkpointer?.counts
-    if (checkpoints !== undefined) {
-      metrics.addGauge(
-        'sqlite_checkpoints',
-        'WAL checkpoints run off the event loop (a worker thread): done, skipped for another one running, failed.',
-        ['outcome'],
-        async () => [
-          { labels: { outcome: 'done' }, value: checkpoints.runs },
-          { labels: { outcome: 'busy' }, value: checkpoints.busy },
-          { labels: { outcome: 'failed' }, value: checkpoints.failures }
-        ]
-      )
-      metrics.addGauge('sqlite_wal_frames', 'Frames in the WAL at the end of the last checkpoint (4 KiB each).', [], async () => [
-        { labels: {}, value: checkpoints.walFrames }
-      ])
-    }
+  for (const gauge of deps.database.unitOfWork.metrics?.() ?? []) {
+    metrics.addGauge(gauge.name, gauge.help, gauge.labelNames, async () => gauge.read())
   }
   const context: AppContext = {
     config: deps.config,

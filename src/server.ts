@@ -4,6 +4,7 @@ import { messageOf, settlesWithin } from './common/async.js'
 import { type Clock, systemClock } from './common/clock.js'
 import { type Config, withoutPassword } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
+import { isDatabaseFailure } from './db/errors.js'
 import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/api-keys.service.js'
 import { createDispatcher } from './modules/notifications/index.js'
@@ -29,22 +30,21 @@ function openNamingTheSetting(config: Config): Database {
   }
 }
 
-// Errors of reaching or signing in to PostgreSQL, as node-postgres reports them: socket and DNS
-// errors, and SQLSTATE classes 08 (connection), 28 (authorization), 3D000 (no such database),
-// 53300 (too many connections) and 57P03 (starting up).
-const UNREACHABLE = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNRESET|08...|28...|3D000|53300|57P03)$/
+// SQLSTATE classes of reaching or signing in to PostgreSQL: 08 (connection), 28 (authorization),
+// 3D000 (no such database), 53300 (too many connections) and 57P03 (starting up).
+const UNREACHABLE = /^(08...|28...|3D000|53300|57P03)$/
 
 /**
  * D-01: a PostgreSQL that cannot be reached or signed in to is named with its setting, as a SQLite
  * file is: "connect ECONNREFUSED 127.0.0.1:5999" alone does not say which setting to fix. The URL is
- * shown without its password.
+ * shown without its password. A failed connect arrives as our own DatabaseUnavailableError.
  */
 function namingTheDatabase(config: Config, error: unknown): unknown {
   if (config.database.kind !== 'postgres') return error
   const code = (error as { code?: unknown } | null)?.code
-  const timedOut = error instanceof Error && /timeout.*connect/i.test(error.message)
-  if (!(typeof code === 'string' && UNREACHABLE.test(code)) && !timedOut) return error
-  return new Error(`the PostgreSQL database of DATABASE_URL (${withoutPassword(config.database.url)}) cannot be used: ${messageOf(error)}`)
+  if (!isDatabaseFailure(error) && !(typeof code === 'string' && UNREACHABLE.test(code))) return error
+  const cause = error instanceof Error && error.cause !== undefined ? error.cause : error
+  return new Error(`the PostgreSQL database of DATABASE_URL (${withoutPassword(config.database.url)}) cannot be used: ${messageOf(cause)}`)
 }
 
 /** A listening server and what it holds open. */

@@ -1,8 +1,9 @@
-import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import { CompiledQuery, Kysely, type LogEvent, PostgresDialect, SqliteDialect } from 'kysely'
 import type { Config } from '../config.js'
 import { type Dialect, postgresDialect, sqliteDialect } from './dialect.js'
-import { kyselyPostgresPool, openPostgresPool, postgresRunner } from './postgres.js'
-import { QueryListeners, type QueryRunner } from './query-runner.js'
+import { OpenState } from './errors.js'
+import { PostgresPool } from './postgres.js'
+import { QueryListeners } from './query-listeners.js'
 import type { DB } from './schema.js'
 import {
   kyselySqliteDatabase,
@@ -11,19 +12,21 @@ import {
   SqliteDirect,
   SqliteReadSnapshot,
   StatementCache,
-  sqliteRunner
+  sqliteReader
 } from './sqlite.js'
 import { SqliteCheckpointer } from './sqlite-checkpointer.js'
+import { type Reader, type StatementCompiler, StatementRegistry } from './statement.js'
 import { postgresUnitOfWork, SqliteGroupCommit, type UnitOfWork } from './unit-of-work.js'
 import { WriteOutcomes } from './write-outcomes.js'
 
-/** An open database: the writer, the reader for hot queries, and the unit of work for use cases. */
-export interface Database {
+/**
+ * An open database: Kysely on the writer, statements compiled once (`prepare`, read outside
+ * transactions through the reader), and the unit of work for use cases.
+ */
+export interface Database extends StatementCompiler {
   /** Kysely on the writer connection (SQLite) or the pool (PostgreSQL). */
   readonly db: Kysely<DB>
   readonly dialect: Dialect
-  /** Reads outside transactions, through statements compiled once (prepared.ts). */
-  readonly reader: QueryRunner
   /** One database transaction per use case; group commit on SQLite. */
   readonly unitOfWork: UnitOfWork
   /** When the unit of work last committed, and last found the database refusing writes (/readyz). */
@@ -37,6 +40,7 @@ export interface Database {
   readonly dataVersion: (() => number) | null
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
+  /** Closes every connection; later statements and use cases fail with DatabaseClosedError (503). */
   close(): Promise<void>
 }
 
@@ -51,6 +55,7 @@ function logTo(queries: QueryListeners) {
 }
 
 function openSqlite(settings: DatabaseSettings, file: string): Database {
+  const state = new OpenState()
   const queries = new QueryListeners()
   const writer = openSqliteConnection(file, settings.sqliteSynchronous)
   // An in-memory database has no WAL; a file's is checkpointed by a worker thread.
@@ -59,62 +64,75 @@ function openSqlite(settings: DatabaseSettings, file: string): Database {
   const snapshot = file === ':memory:' ? null : new SqliteReadSnapshot(openSqliteReader(file))
   // A write ends the reader's snapshot, so a read after it (in this turn too) sees it.
   const endSnapshot = snapshot === null ? undefined : () => snapshot.release()
-  const statements = new StatementCache(writer)
+  const cache = new StatementCache(writer)
   const db = new Kysely<DB>({
-    dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, statements, endSnapshot) }),
+    dialect: new SqliteDialect({ database: kyselySqliteDatabase(writer, cache, state, endSnapshot) }),
     log: logTo(queries)
   })
   const writes = new WriteOutcomes(sqliteDialect)
-  const reader: QueryRunner =
+  const reader: Reader =
     snapshot === null
       ? {
-          rows: async <R>(text: string, parameters: readonly unknown[]) =>
-            (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows as R[]
+          rows: async <R>(statement: { sql: string }, values: readonly unknown[]) =>
+            (await db.executeQuery<R>(CompiledQuery.raw(statement.sql, [...values]))).rows as R[]
         }
-      : sqliteRunner(new StatementCache(snapshot.connection), queries, snapshot)
+      : sqliteReader(new StatementCache(snapshot.connection), queries, snapshot, state)
+  const statements = new StatementRegistry(db, reader)
   return {
     db,
     dialect: sqliteDialect,
-    reader,
-    unitOfWork: new SqliteGroupCommit(db, new SqliteDirect(statements, queries, endSnapshot), checkpointer ?? undefined, writes),
+    prepare: (name, build) => statements.prepare(name, build),
+    unitOfWork: new SqliteGroupCommit(db, new SqliteDirect(cache, queries, state, endSnapshot), checkpointer ?? undefined, writes),
     writes,
     queries,
-    dataVersion: snapshot === null ? null : () => snapshot.dataVersion(),
+    dataVersion:
+      snapshot === null
+        ? null
+        : () => {
+            state.assertOpen()
+            return snapshot.dataVersion()
+          },
     ping: async () => {
-      await sql`select 1`.execute(db)
+      await reader.rows({ name: 'ping', sql: 'select 1' }, [])
     },
     close: async () => {
+      if (state.closed) return
+      state.closed = true
       await checkpointer?.close()
       snapshot?.release()
       snapshot?.connection.close()
-      await db.destroy()
+      writer.close()
     }
   }
 }
 
 function openPostgres(settings: DatabaseSettings, url: string): Database {
+  const state = new OpenState()
   const queries = new QueryListeners()
-  const pool = openPostgresPool({
-    url,
-    poolMax: settings.databasePoolMax,
-    statementTimeoutMs: settings.statementTimeoutMs,
-    ...(settings.databasePoolTimeoutMs === undefined ? {} : { poolTimeoutMs: settings.databasePoolTimeoutMs }),
-    ...(settings.databasePoolQueueMax === undefined ? {} : { poolQueueMax: settings.databasePoolQueueMax })
-  })
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: kyselyPostgresPool(pool) }), log: logTo(queries) })
+  const pool = new PostgresPool(
+    {
+      url,
+      poolMax: settings.databasePoolMax,
+      statementTimeoutMs: settings.statementTimeoutMs,
+      ...(settings.databasePoolTimeoutMs === undefined ? {} : { poolTimeoutMs: settings.databasePoolTimeoutMs }),
+      ...(settings.databasePoolQueueMax === undefined ? {} : { poolQueueMax: settings.databasePoolQueueMax })
+    },
+    state
+  )
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool.forKysely() }), log: logTo(queries) })
   const writes = new WriteOutcomes(postgresDialect)
+  const statements = new StatementRegistry(db, pool.reader(queries), (statement) => pool.nameStatement(statement))
   return {
     db,
     dialect: postgresDialect,
-    reader: postgresRunner(pool, queries),
+    prepare: (name, build) => statements.prepare(name, build),
     unitOfWork: postgresUnitOfWork(db, postgresDialect, writes),
     writes,
     queries,
     dataVersion: null,
-    ping: async () => {
-      await pool.query('select 1')
-    },
-    close: () => db.destroy()
+    ping: () => pool.ping(),
+    // Kysely is not destroyed: its later queries reach the pool, which refuses them as closed.
+    close: () => pool.end()
   }
 }
 

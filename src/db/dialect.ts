@@ -1,5 +1,33 @@
-import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Expression, type Kysely, type RawBuilder, sql } from 'kysely'
-import type { DB } from './schema.js'
+import {
+  type ColumnDefinitionBuilder,
+  type CreateTableBuilder,
+  type Expression,
+  type ExpressionBuilder,
+  type JoinBuilder,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  sql
+} from 'kysely'
+import { isDatabaseFailure } from './errors.js'
+import type { Tx } from './statement.js'
+
+// biome-ignore-start lint/suspicious/noExplicitAny: a join helper over any query; callers name the shape they select from
+type AnySelectQuery = SelectQueryBuilder<any, any, any>
+type AnyJoin = JoinBuilder<any, any>
+type AnyExpressionBuilder = ExpressionBuilder<any, any>
+// biome-ignore-end lint/suspicious/noExplicitAny: the three above
+
+/** A join that must be a lookup by key (`Dialect.joinByKey`): a few columns of `table`, matched on key columns. */
+export interface KeyJoin {
+  readonly table: 'services' | 'service_steps' | 'items'
+  readonly as: string
+  /** Each key column of the joined table and what it equals. */
+  readonly on: Readonly<Record<string, Expression<unknown>>>
+  /** The columns the query reads of it. */
+  readonly columns: readonly string[]
+  /** A left join (no match: nulls) instead of an inner one. */
+  readonly left?: boolean
+}
 
 /**
  * The few things that differ between SQLite and PostgreSQL, chosen once from DATABASE_URL.
@@ -23,16 +51,25 @@ export interface Dialect {
   /** Makes a text column compare byte by byte, so prefix ranges work with its index (D-33). */
   binaryText(column: ColumnDefinitionBuilder): ColumnDefinitionBuilder
   /** Serialises a rare, racy start-up step across processes until the transaction ends. */
-  lockForTransaction(trx: Kysely<DB>, key: number): Promise<void>
+  lockForTransaction(tx: Tx, key: number): Promise<void>
   /**
    * An aggregate over the rows in scope: one JSON text holding an array of `[values…]` per row,
    * ordered by `orderBy`, `[]` when there is none. One text instead of a row per child keeps a
    * parent's columns from being sent and decoded again for every child (the full view, issue 7).
    */
   jsonArrayRows(values: readonly Expression<unknown>[], orderBy: Expression<unknown>): RawBuilder<string>
+  /**
+   * `query` joined with a row looked up by key. SQLite's planner does that with a plain join; on
+   * PostgreSQL it is a LATERAL subquery with `OFFSET 0`, which the planner cannot flatten: plain
+   * joins against catalogue tables this small get hash joins that scan the whole table per read.
+   */
+  joinByKey(query: AnySelectQuery, join: KeyJoin): AnySelectQuery
   /** True when the error is a unique-constraint violation. */
   isUniqueViolation(error: unknown): boolean
-  /** True when the error means the database cannot be reached or is overloaded (503, D-21). */
+  /**
+   * True when the error means the database cannot be reached, is overloaded or was closed (503,
+   * D-21): by SQLSTATE or SQLite result code, or our own code for the driver's failures (errors.ts).
+   */
   isUnavailable(error: unknown): boolean
   /** True when the error is a deadlock or serialisation failure worth one more try. */
   isRetryable(error: unknown): boolean
@@ -46,21 +83,8 @@ function errorCode(error: unknown): string | undefined {
   return undefined
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : ''
-}
-
-// A database closed under a running app (shutdown, a lost file, a stopped pool) is "cannot be
-// reached" too: without these, requests arriving then answered 500 `internal` instead of 503 (D-21).
-const CLOSED_MESSAGES = [
-  'The database connection is not open', // better-sqlite3, after close()
-  'driver has already been destroyed', // Kysely, after destroy()
-  'Cannot use a pool after calling end on the pool' // pg-pool, after end()
-]
-
-function isClosed(error: unknown): boolean {
-  const message = errorMessage(error)
-  return CLOSED_MESSAGES.some((fragment) => message.includes(fragment))
+function tableAs(join: KeyJoin): string {
+  return join.as === join.table ? join.table : `${join.table} as ${join.as}`
 }
 
 export const sqliteDialect: Dialect = {
@@ -75,33 +99,21 @@ export const sqliteDialect: Dialect = {
   lockForTransaction: async () => {},
   // ORDER BY inside an aggregate: SQLite 3.44 and later (better-sqlite3 bundles its own, newer).
   jsonArrayRows: (values, orderBy) => sql<string>`json_group_array(json_array(${sql.join(values)}) order by ${orderBy})`,
+  joinByKey: (query, join) => {
+    const on = (builder: AnyJoin) =>
+      Object.entries(join.on).reduce((j, [column, value]) => j.on(`${join.as}.${column}`, '=', value), builder)
+    return join.left === true ? query.leftJoin(tableAs(join), on) : query.innerJoin(tableAs(join), on)
+  },
   isUniqueViolation: (error) => {
     const code = errorCode(error)
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
   },
   isUnavailable: (error) => {
     const code = errorCode(error) ?? ''
-    return /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY)/.test(code) || isClosed(error)
+    return /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY)/.test(code) || isDatabaseFailure(error)
   },
   isRetryable: () => false
 }
-
-// Connection-level failures of node-postgres and PostgreSQL's own "not now" classes.
-const PG_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE'])
-const PG_UNAVAILABLE_MESSAGES = [
-  'Connection terminated',
-  'timeout exceeded when trying to connect',
-  'Client has encountered a connection error',
-  'Connection ended unexpectedly',
-  'the database system is',
-  'terminating connection',
-  // 55000 at connect: the database is closed to connections (ALLOW_CONNECTIONS false, or being
-  // dropped). The class is matched by message only: 55000 also names states that are our own bugs.
-  'is not currently accepting connections',
-  'pool is exhausted',
-  'Client was closed',
-  'Query read timeout' // the client-side bound of postgres.ts: no answer from the server in time (issue 8)
-]
 
 export const postgresDialect: Dialect = {
   name: 'postgres',
@@ -111,24 +123,31 @@ export const postgresDialect: Dialect = {
   bigint: 'bigint',
   addIdColumn: (table) => table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity()),
   binaryText: (column) => column.modifyEnd(sql`collate "C"`),
-  lockForTransaction: async (trx, key) => {
-    await sql`select pg_advisory_xact_lock(${key})`.execute(trx)
+  lockForTransaction: async (tx, key) => {
+    await sql`select pg_advisory_xact_lock(${key})`.execute(tx.db)
   },
   // As text, like SQLite's: node-postgres would otherwise parse json itself, and callers parse once.
   jsonArrayRows: (values, orderBy) =>
     sql<string>`coalesce(json_agg(json_build_array(${sql.join(values)}) order by ${orderBy}), '[]')::text`,
+  joinByKey: (query, join) => {
+    const lookUp = (eb: AnyExpressionBuilder) =>
+      Object.entries(join.on)
+        .reduce(
+          (row, [column, value]) => row.where(`${join.as}.${column}`, '=', value),
+          eb.selectFrom(tableAs(join)).select(join.columns.map((column) => `${join.as}.${column}`))
+        )
+        .offset(sql.lit(0))
+        .as(join.as)
+    return join.left === true ? query.leftJoinLateral(lookUp, (on) => on.onTrue()) : query.innerJoinLateral(lookUp, (on) => on.onTrue())
+  },
   isUniqueViolation: (error) => errorCode(error) === '23505',
   isUnavailable: (error) => {
     const code = errorCode(error) ?? ''
-    if (PG_UNAVAILABLE_CODES.has(code)) return true
-    // 08: connection exception; 53: insufficient resources; 57P: operator intervention; 57014: statement timeout.
-    // 3D000: the database does not exist; 28: the server refuses our credentials. Either way the
-    // database cannot be reached (503), not a bug in the request (was 500).
-    // 25006: the database takes no writes now (a hot standby, default_transaction_read_only): 503
-    // like a full disk on SQLite (SQLITE_READONLY), and /readyz fails with it (issue 25).
-    if (/^(08|53|57P|28)/.test(code) || code === '57014' || code === '3D000' || code === '25006') return true
-    const message = errorMessage(error)
-    return PG_UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment)) || isClosed(error)
+    // 08: connection exception; 53: insufficient resources; 57P: operator intervention; 57014: statement
+    // timeout; 3D000: no such database; 28: credentials refused; 25006: no writes now (a hot standby,
+    // default_transaction_read_only), like a full disk on SQLite. Failures of the driver itself
+    // (a lost connection, a connect that failed or timed out) arrive wrapped by postgres.ts.
+    return /^(08|53|57P|28)/.test(code) || code === '57014' || code === '3D000' || code === '25006' || isDatabaseFailure(error)
   },
   isRetryable: (error) => {
     const code = errorCode(error)

@@ -1,6 +1,8 @@
-import type { PostgresPool, PostgresPoolClient } from 'kysely'
+import type { PostgresPool as KyselyPostgresPool, PostgresPoolClient } from 'kysely'
 import pg from 'pg'
-import { type QueryListeners, type QueryRunner, statementName } from './query-runner.js'
+import { OpenState, PoolExhaustedError, unavailable } from './errors.js'
+import type { QueryListeners } from './query-listeners.js'
+import type { CompiledStatement, Reader } from './statement.js'
 
 // int8 (COUNT, bigint ids and millisecond timestamps) as JS numbers: every such value here is far
 // below 2^53. node-postgres returns strings by default.
@@ -20,38 +22,13 @@ export interface PostgresOptions {
   poolQueueMax?: number
 }
 
-/** The pool's own limits, kept beside it for the fail-fast check below (issue 10). */
-const QUEUE_MAX = new WeakMap<pg.Pool, number>()
-
-/**
- * Thrown instead of joining the wait queue of a pool whose every connection is busy and whose queue
- * is full. Its message contains "pool is exhausted", which `postgresDialect.isUnavailable` maps to
- * 503 `unavailable` with Retry-After (D-21), like pg-pool's own "timeout exceeded when trying to connect".
- */
-export class PoolExhaustedError extends Error {
-  override name = 'PoolExhaustedError'
-  readonly code = 'POOL_EXHAUSTED'
-  constructor(waiting: number) {
-    super(`the connection pool is exhausted: every connection is busy and ${waiting} callers already wait`)
-  }
-}
-
-/** Issue 10: refuses at once rather than queue behind DATABASE_POOL_QUEUE_MAX waiting callers. */
-function admit(pool: pg.Pool): void {
-  const queueMax = QUEUE_MAX.get(pool)
-  if (queueMax === undefined) return
-  // A free or creatable connection means no wait; only a full pool with a full queue refuses.
-  if (pool.idleCount > 0 || pool.totalCount < (pool.options.max ?? 10)) return
-  if (pool.waitingCount >= queueMax) throw new PoolExhaustedError(pool.waitingCount)
-}
-
 /**
  * Issue 25: a connection can lose its server at any moment of its life (a restart, a failover,
  * pg_terminate_backend), and node-postgres reports that as an 'error' event on the client. pg-pool
  * listens only while a client is idle or inside pool.query: one checked out through pool.connect()
  * (Kysely, between a transaction's statements) had no listener, and the event ended the process.
  * Every client of the pool listens from its creation to its end and keeps the error, so that its
- * release destroys it instead of lending it again (kyselyPostgresPool).
+ * release destroys it instead of lending it again (PostgresPool).
  */
 class ListeningClient extends pg.Client {
   lost: Error | undefined
@@ -61,6 +38,11 @@ class ListeningClient extends pg.Client {
       this.lost ??= error
     })
   }
+}
+
+/** The loss a client heard while held (ListeningClient), if any. */
+function lostOf(client: pg.PoolClient): Error | undefined {
+  return client instanceof ListeningClient ? client.lost : undefined
 }
 
 // SQLSTATE classes that end or taint the session: 08 connection exception, 57P operator
@@ -77,67 +59,134 @@ function spoils(error: unknown): boolean {
 }
 
 /**
- * A connection pool that fails fast (503) when exhausted instead of queueing without bound: a
- * caller waits at most `poolTimeoutMs` for a connection, and at most `poolQueueMax` callers wait.
+ * A failed statement as the rest of the app sees it: an error the server reported keeps its
+ * SQLSTATE; a failure of the driver itself (a lost socket, a closed client, no answer within
+ * query_timeout) becomes our own `DatabaseUnavailableError`. A TypeError is a misuse of the driver: ours.
  */
-export function openPostgresPool(options: PostgresOptions): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolMax,
-    connectionTimeoutMillis: options.poolTimeoutMs ?? 3000,
-    idleTimeoutMillis: 30_000,
-    statement_timeout: options.statementTimeoutMs === 0 ? undefined : options.statementTimeoutMs,
-    // Issue 8: the server's statement timeout cannot end a wait for a server that no longer answers
-    // (a network partition); this client-side bound, a second past it, turns such a wait into 503.
-    query_timeout: options.statementTimeoutMs === 0 ? undefined : options.statementTimeoutMs + 1000,
-    application_name: 'service-ordering',
-    types,
-    Client: ListeningClient
-  })
-  // pg-pool re-emits an idle client's loss here and drops the client; the next query reconnects.
-  pool.on('error', () => {})
-  QUEUE_MAX.set(pool, options.poolQueueMax ?? 1000)
-  return pool
+function fromDriver(error: unknown): unknown {
+  return error instanceof pg.DatabaseError || error instanceof TypeError ? error : unavailable(error)
 }
 
-function namedQuery(client: pg.PoolClient | pg.Pool, sqlText: string, values: readonly unknown[]) {
-  const name = statementName(sqlText)
-  return name === undefined
-    ? client.query(sqlText, values as unknown[])
-    : client.query({ name, text: sqlText, values: values as unknown[] })
-}
+/**
+ * The connection pool of one database, with its own limits: a caller waits at most `poolTimeoutMs`
+ * for a connection and at most `poolQueueMax` callers wait, so an exhausted pool answers 503 at
+ * once (issue 10) instead of queueing without bound. SQL compiled once runs as a named prepared
+ * statement, under the name its statement was compiled with.
+ */
+export class PostgresPool {
+  readonly pg: pg.Pool
+  private readonly queueMax: number
+  // SQL texts of statements compiled once, and their names: for the statements Kysely runs.
+  private readonly names = new Map<string, string>()
 
-/** The pool as Kysely's PostgresDialect sees it; SQL compiled once runs as a named prepared statement. */
-export function kyselyPostgresPool(pool: pg.Pool): PostgresPool {
-  return {
-    async connect(): Promise<PostgresPoolClient> {
-      admit(pool)
-      const client = await pool.connect()
-      // A spoiled connection (issues 8, 25) is destroyed on release, not handed to the next use case;
-      // so is one that lost its server while held with no statement running (ListeningClient).
-      let spoiled: Error | undefined
-      const query = (sqlText: string, values: readonly unknown[]) =>
-        namedQuery(client, sqlText, values).catch((error: unknown) => {
-          if (spoils(error)) spoiled ??= error instanceof Error ? error : new Error(String(error))
-          throw error
-        })
-      return {
-        query: query as unknown as PostgresPoolClient['query'],
-        release: () => client.release(spoiled ?? (client instanceof ListeningClient ? client.lost : undefined))
-      }
-    },
-    end: () => pool.end()
+  constructor(
+    options: PostgresOptions,
+    private readonly state: OpenState = new OpenState()
+  ) {
+    this.pg = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax,
+      connectionTimeoutMillis: options.poolTimeoutMs ?? 3000,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: options.statementTimeoutMs === 0 ? undefined : options.statementTimeoutMs,
+      // Issue 8: the server's statement timeout cannot end a wait for a server that no longer answers
+      // (a network partition); this client-side bound, a second past it, turns such a wait into 503.
+      query_timeout: options.statementTimeoutMs === 0 ? undefined : options.statementTimeoutMs + 1000,
+      application_name: 'service-ordering',
+      types,
+      Client: ListeningClient
+    })
+    // pg-pool re-emits an idle client's loss here and drops the client; the next query reconnects.
+    this.pg.on('error', () => {})
+    this.queueMax = options.poolQueueMax ?? 1000
   }
-}
 
-/** Reads through named prepared statements on the pool. */
-export function postgresRunner(pool: pg.Pool, listeners: QueryListeners): QueryRunner {
-  return {
-    async rows<R>(sqlText: string, parameters: readonly unknown[]): Promise<R[]> {
-      if (listeners.active) listeners.emit(sqlText)
-      admit(pool)
-      const result = await namedQuery(pool, sqlText, parameters)
-      return result.rows as R[]
+  /** Runs `statement` as a named prepared statement wherever Kysely runs its SQL text too. */
+  nameStatement(statement: CompiledStatement): void {
+    if (!this.names.has(statement.sql)) this.names.set(statement.sql, statement.name)
+  }
+
+  /** Issue 10: refuses at once rather than queue behind DATABASE_POOL_QUEUE_MAX waiting callers. */
+  private admit(): void {
+    this.state.assertOpen()
+    const pool = this.pg
+    // A free or creatable connection means no wait; only a full pool with a full queue refuses.
+    if (pool.idleCount > 0 || pool.totalCount < (pool.options.max ?? 10)) return
+    if (pool.waitingCount >= this.queueMax) throw new PoolExhaustedError(pool.waitingCount)
+  }
+
+  /** One query on a connection of its own, released (or destroyed when spoiled) as soon as it answers. */
+  private query<R>(query: pg.QueryConfig): Promise<R[]> {
+    try {
+      this.admit()
+    } catch (error) {
+      return Promise.reject(error)
     }
+    return new Promise<R[]>((resolve, reject) => {
+      this.pg.connect((connectError, client, release) => {
+        if (connectError || client === undefined) {
+          reject(unavailable(connectError))
+          return
+        }
+        client.query(query, (error: Error | null, result: pg.QueryResult) => {
+          release(error !== null && spoils(error) ? error : lostOf(client))
+          if (error === null) resolve(result.rows as R[])
+          else reject(fromDriver(error))
+        })
+      })
+    })
+  }
+
+  /** Reads through named prepared statements on the pool. */
+  reader(listeners: QueryListeners): Reader {
+    return {
+      rows: <R>(statement: CompiledStatement, values: readonly unknown[]): Promise<R[]> => {
+        if (listeners.active) listeners.emit(statement.sql)
+        return this.query<R>({ name: statement.name, text: statement.sql, values: values as unknown[] })
+      }
+    }
+  }
+
+  /** Resolves when the server answers a trivial query. */
+  async ping(): Promise<void> {
+    await this.query({ text: 'select 1' })
+  }
+
+  /** The pool as Kysely's PostgresDialect sees it: a connection per transaction or statement built per call. */
+  forKysely(): KyselyPostgresPool {
+    return {
+      connect: async (): Promise<PostgresPoolClient> => {
+        this.admit()
+        let client: pg.PoolClient
+        try {
+          client = await this.pg.connect()
+        } catch (error) {
+          throw unavailable(error)
+        }
+        // A spoiled connection (issues 8, 25) is destroyed on release, not handed to the next use case;
+        // so is one that lost its server while held with no statement running (ListeningClient).
+        let spoiled: Error | undefined
+        const query = (text: string, values: readonly unknown[]) => {
+          const name = this.names.get(text)
+          const sent =
+            name === undefined ? client.query(text, values as unknown[]) : client.query({ name, text, values: values as unknown[] })
+          return sent.catch((error: unknown) => {
+            if (spoils(error)) spoiled ??= error instanceof Error ? error : new Error(String(error))
+            throw fromDriver(error)
+          })
+        }
+        return {
+          query: query as unknown as PostgresPoolClient['query'],
+          release: () => client.release(spoiled ?? lostOf(client))
+        }
+      },
+      end: () => this.end()
+    }
+  }
+
+  /** Closes the pool; every later use fails with DatabaseClosedError. */
+  end(): Promise<void> {
+    this.state.closed = true
+    return this.pg.ended ? Promise.resolve() : this.pg.end()
   }
 }

@@ -1,9 +1,11 @@
 import path from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import type { SqliteDatabase } from 'kysely'
+import type { SqliteDatabase, Transaction } from 'kysely'
 import { ensureDirectory } from '../common/directories.js'
-import type { DirectStatements } from './direct.js'
-import type { QueryListeners, QueryRunner } from './query-runner.js'
+import type { OpenState } from './errors.js'
+import type { QueryListeners } from './query-listeners.js'
+import type { DB } from './schema.js'
+import type { CompiledStatement, Reader, Tx } from './statement.js'
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>
 
@@ -69,10 +71,12 @@ export function openSqliteReader(file: string): BetterSqlite3.Database {
 export function kyselySqliteDatabase(
   connection: BetterSqlite3.Database,
   cache: StatementCache,
+  state: OpenState,
   beforeStatement?: () => void
 ): SqliteDatabase {
   return {
     prepare: (sqlText: string) => {
+      state.assertOpen()
       // Kysely runs each statement right after preparing it.
       beforeStatement?.()
       return cache.get(sqlText === 'begin' ? 'begin immediate' : sqlText)
@@ -153,14 +157,15 @@ export class SqliteReadSnapshot {
 }
 
 /** Reads through cached statements of a read-only connection, in raw mode with compiled row mappers. */
-export function sqliteRunner(cache: StatementCache, listeners: QueryListeners, snapshot: SqliteReadSnapshot): QueryRunner {
+export function sqliteReader(cache: StatementCache, listeners: QueryListeners, snapshot: SqliteReadSnapshot, state: OpenState): Reader {
   const mappers = new WeakMap<Statement, RowMapper>()
   return {
-    rows<R>(sqlText: string, parameters: readonly unknown[]): Promise<R[]> {
-      if (listeners.active) listeners.emit(sqlText)
+    rows<R>(compiled: CompiledStatement, parameters: readonly unknown[]): Promise<R[]> {
+      if (listeners.active) listeners.emit(compiled.sql)
       try {
+        state.assertOpen()
         snapshot.enter()
-        const statement = cache.get(sqlText)
+        const statement = cache.get(compiled.sql)
         let mapper = mappers.get(statement)
         if (mapper === undefined) {
           mapper = rowMapper(statement.columns())
@@ -182,13 +187,14 @@ export function sqliteRunner(cache: StatementCache, listeners: QueryListeners, s
  * Statements run straight on the writer connection, inside a transaction the group commit holds
  * (unit-of-work.ts). Kysely's path costs more than a small SQLite statement itself: a connection
  * provider, a mutex, a log event and three or four promises per statement. Statements compiled
- * once (prepared.ts) and the group commit's savepoints skip it; anything else in the same
+ * once (statement.ts) and the group commit's savepoints skip it; anything else in the same
  * transaction still goes through Kysely, on the same connection, so both see one transaction.
  */
-export class SqliteDirect implements DirectStatements {
+export class SqliteDirect {
   constructor(
     private readonly cache: StatementCache,
     private readonly listeners: QueryListeners,
+    private readonly state: OpenState,
     private readonly beforeStatement?: () => void
   ) {}
 
@@ -209,7 +215,32 @@ export class SqliteDirect implements DirectStatements {
 
   private statement(sqlText: string): Statement {
     if (this.listeners.active) this.listeners.emit(sqlText)
+    this.state.assertOpen()
     this.beforeStatement?.()
     return this.cache.get(sqlText)
+  }
+}
+
+/** A use case's transaction on the writer: statements compiled once run on the direct path. */
+export class SqliteTx implements Tx {
+  constructor(
+    readonly db: Transaction<DB>,
+    private readonly direct: SqliteDirect
+  ) {}
+
+  rows<R>(statement: CompiledStatement, values: readonly unknown[]): Promise<R[]> {
+    try {
+      return Promise.resolve(this.direct.rows<R>(statement.sql, values))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  run(statement: CompiledStatement, values: readonly unknown[]): Promise<number> {
+    try {
+      return Promise.resolve(this.direct.run(statement.sql, values))
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 }

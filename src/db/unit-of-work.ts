@@ -1,16 +1,41 @@
-import type { ControlledTransaction, Kysely, Transaction } from 'kysely'
+import { CompiledQuery, type ControlledTransaction, type Kysely, type Transaction } from 'kysely'
 import type { Dialect } from './dialect.js'
-import { allowDirect, type DirectStatements, forgetDirect } from './direct.js'
 import type { DB } from './schema.js'
+import { type SqliteDirect, SqliteTx } from './sqlite.js'
 import type { SqliteCheckpointer } from './sqlite-checkpointer.js'
+import type { CompiledStatement, Tx } from './statement.js'
 import type { WriteOutcomes } from './write-outcomes.js'
 
-/** The body of a use case: every statement it runs goes through `trx`; no network I/O inside. */
-export type Work<T> = (trx: Transaction<DB>) => Promise<T>
+/** The body of a use case: every statement it runs goes through `tx`; no network I/O inside. */
+export type Work<T> = (tx: Tx) => Promise<T>
+
+/** A gauge a unit of work offers to /metrics, read at scrape time. */
+export interface UnitOfWorkGauge {
+  name: string
+  help: string
+  labelNames: readonly string[]
+  read(): Array<{ labels: Record<string, string>; value: number }>
+}
 
 /** Runs each use case in one database transaction (ARCHITECTURE 9). */
 export interface UnitOfWork {
   run<T>(work: Work<T>): Promise<T>
+  /** What this unit of work counts, if anything (SQLite's group commit: commits, checkpoints). */
+  metrics?(): readonly UnitOfWorkGauge[]
+}
+
+/** A transaction whose statements compiled once run through Kysely, on its connection (PostgreSQL). */
+class KyselyTx implements Tx {
+  constructor(readonly db: Transaction<DB>) {}
+
+  async rows<R>(statement: CompiledStatement, values: readonly unknown[]): Promise<R[]> {
+    return (await this.db.executeQuery<R>(CompiledQuery.raw(statement.sql, values as unknown[]))).rows as R[]
+  }
+
+  async run(statement: CompiledStatement, values: readonly unknown[]): Promise<number> {
+    const result = await this.db.executeQuery(CompiledQuery.raw(statement.sql, values as unknown[]))
+    return Number(result.numAffectedRows ?? 0n)
+  }
 }
 
 /**
@@ -36,7 +61,7 @@ export function postgresUnitOfWork(db: Kysely<DB>, dialect: Dialect, outcomes?: 
     async run<T>(work: Work<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         try {
-          const value = await db.transaction().execute(work)
+          const value = await db.transaction().execute((trx) => work(new KyselyTx(trx)))
           outcomes?.committed()
           return value
         } catch (error) {
@@ -80,12 +105,51 @@ export class SqliteGroupCommit implements UnitOfWork {
    */
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly direct: DirectStatements,
+    private readonly direct: SqliteDirect,
     /** Told of each commit; it checkpoints the WAL off the event loop. */
     readonly checkpointer?: SqliteCheckpointer,
     /** Told of each commit and failure (/readyz, issue 25). */
     private readonly outcomes?: WriteOutcomes
   ) {}
+
+  metrics(): readonly UnitOfWorkGauge[] {
+    const counts = this.counts
+    const gauges: UnitOfWorkGauge[] = [
+      {
+        name: 'sqlite_commits',
+        help: 'SQLite write transactions committed (each one fsync).',
+        labelNames: [],
+        read: () => [{ labels: {}, value: counts.commits }]
+      },
+      {
+        name: 'sqlite_committed_use_cases',
+        help: 'Use cases carried by those commits (group commit).',
+        labelNames: [],
+        read: () => [{ labels: {}, value: counts.useCases }]
+      }
+    ]
+    const checkpoints = this.checkpointer?.counts
+    if (checkpoints === undefined) return gauges
+    return [
+      ...gauges,
+      {
+        name: 'sqlite_checkpoints',
+        help: 'WAL checkpoints run off the event loop (a worker thread): done, skipped for another one running, failed.',
+        labelNames: ['outcome'],
+        read: () => [
+          { labels: { outcome: 'done' }, value: checkpoints.runs },
+          { labels: { outcome: 'busy' }, value: checkpoints.busy },
+          { labels: { outcome: 'failed' }, value: checkpoints.failures }
+        ]
+      },
+      {
+        name: 'sqlite_wal_frames',
+        help: 'Frames in the WAL at the end of the last checkpoint (4 KiB each).',
+        labelNames: [],
+        read: () => [{ labels: {}, value: checkpoints.walFrames }]
+      }
+    ]
+  }
 
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -127,7 +191,7 @@ export class SqliteGroupCommit implements UnitOfWork {
     this.counts.useCases++
     let value: unknown
     try {
-      value = await this.withDirect(trx, () => job.work(trx))
+      value = await job.work(new SqliteTx(trx, this.direct))
       await trx.commit().execute()
       this.checkpointer?.committed()
       this.outcomes?.committed()
@@ -156,9 +220,8 @@ export class SqliteGroupCommit implements UnitOfWork {
     this.counts.useCases += batch.length
     const outcomes: Outcome[] = []
     try {
-      await this.withDirect(trx, async () => {
-        for (const job of batch) outcomes.push(await this.runInSavepoint(trx, job))
-      })
+      const tx = new SqliteTx(trx, this.direct)
+      for (const job of batch) outcomes.push(await this.runInSavepoint(tx, job))
       await trx.commit().execute()
       this.checkpointer?.committed()
       this.outcomes?.committed()
@@ -181,21 +244,12 @@ export class SqliteGroupCommit implements UnitOfWork {
     })
   }
 
-  private async withDirect<T>(trx: ControlledTransaction<DB>, body: () => Promise<T>): Promise<T> {
-    allowDirect(trx, this.direct)
-    try {
-      return await body()
-    } finally {
-      forgetDirect(trx)
-    }
-  }
-
-  private async runInSavepoint(trx: ControlledTransaction<DB>, job: Job): Promise<Outcome> {
+  private async runInSavepoint(tx: Tx, job: Job): Promise<Outcome> {
     const direct = this.direct
     // Run directly: two statements per use case, where Kysely's savepoint would add a transaction object.
     direct.run('savepoint unit_of_work', [])
     try {
-      const value = await job.work(trx)
+      const value = await job.work(tx)
       direct.run('release unit_of_work', [])
       return { ok: true, value }
     } catch (error) {

@@ -1,11 +1,9 @@
 import type { FastifyRequest } from 'fastify'
-import type { Kysely } from 'kysely'
 import { canonicalJson } from '../common/canonical-json.js'
 import type { Clock } from '../common/clock.js'
 import { decrypt, encrypt, hmac } from '../common/crypto.js'
 import type { Database } from '../db/database.js'
-import { prepare } from '../db/prepared.js'
-import type { DB } from '../db/schema.js'
+import type { StatementCompiler, Tx } from '../db/statement.js'
 import type { Work } from '../db/unit-of-work.js'
 import { type Principal, principalKey } from './principal.js'
 import { Problem, type ProblemDocument, problems } from './problems.js'
@@ -77,43 +75,45 @@ function isReplayable(error: unknown): error is Problem {
   )
 }
 
-function queries(db: Kysely<DB>) {
+function idempotencyStatements(database: StatementCompiler) {
   type Key = { owner: string; key: string }
   type Row = Key & { fingerprint: string; status_code: number; response: string; created_at: number }
   return {
-    claim: prepare<Row, unknown>(db, (db, p) =>
+    claim: database.prepare<Row, unknown>('idempotency.claim', (db, param) =>
       db
         .insertInto('idempotency_keys')
         .values({
-          owner: p('owner'),
-          key: p('key'),
-          fingerprint: p('fingerprint'),
-          status_code: p('status_code'),
-          response: p('response'),
-          created_at: p('created_at')
+          owner: param('owner'),
+          key: param('key'),
+          fingerprint: param('fingerprint'),
+          status_code: param('status_code'),
+          response: param('response'),
+          created_at: param('created_at')
         })
         .onConflict((oc) => oc.columns(['owner', 'key']).doNothing())
     ),
-    find: prepare<Key, Omit<Row, 'owner' | 'key'>>(db, (db, p) =>
+    find: database.prepare<Key, Omit<Row, 'owner' | 'key'>>('idempotency.find', (db, param) =>
       db
         .selectFrom('idempotency_keys')
         .select(['fingerprint', 'status_code', 'response', 'created_at'])
-        .where('owner', '=', p('owner'))
-        .where('key', '=', p('key'))
+        .where('owner', '=', param('owner'))
+        .where('key', '=', param('key'))
     ),
-    overwrite: prepare<Row, unknown>(db, (db, p) =>
+    overwrite: database.prepare<Row, unknown>('idempotency.overwrite', (db, param) =>
       db
         .updateTable('idempotency_keys')
         .set({
-          fingerprint: p('fingerprint'),
-          status_code: p('status_code'),
-          response: p('response'),
-          created_at: p('created_at')
+          fingerprint: param('fingerprint'),
+          status_code: param('status_code'),
+          response: param('response'),
+          created_at: param('created_at')
         })
-        .where('owner', '=', p('owner'))
-        .where('key', '=', p('key'))
+        .where('owner', '=', param('owner'))
+        .where('key', '=', param('key'))
     ),
-    purge: prepare<{ before: number }, unknown>(db, (db, p) => db.deleteFrom('idempotency_keys').where('created_at', '<', p('before')))
+    purge: database.prepare<{ before: number }, unknown>('idempotency.purge', (db, param) =>
+      db.deleteFrom('idempotency_keys').where('created_at', '<', param('before'))
+    )
   }
 }
 
@@ -124,7 +124,7 @@ function queries(db: Kysely<DB>) {
  * advances twice. Keys are kept in the database, so they hold across processes.
  */
 export class Writes {
-  private readonly q: ReturnType<typeof queries>
+  private readonly statements: ReturnType<typeof idempotencyStatements>
   private readonly fingerprintKey: Buffer
   private readonly answerKey: Buffer
 
@@ -139,7 +139,7 @@ export class Writes {
     private readonly clock: Clock,
     dataKey: Buffer
   ) {
-    this.q = queries(database.db)
+    this.statements = idempotencyStatements(database)
     this.fingerprintKey = hmac(dataKey, 'service-ordering idempotency fingerprint v1')
     // Answers are kept sealed: one may carry a credential (a tracking link's token, which the
     // database otherwise holds only hashed and sealed, README), and all carry customers' data.
@@ -166,23 +166,21 @@ export class Writes {
       fingerprint: hmac(this.fingerprintKey, idempotency.request).toString('hex')
     }
     try {
-      return await this.database.unitOfWork.run(async (trx) => {
-        const replay = await this.claim(trx, scope)
+      return await this.database.unitOfWork.run(async (tx) => {
+        const replay = await this.claim(tx, scope)
         if (replay !== undefined) return replay as T
-        const value = await work(trx)
-        await this.q.overwrite.run(trx, { ...scope, status_code: 200, response: this.seal(value), created_at: this.clock.now() })
+        const value = await work(tx)
+        await this.statements.overwrite.run({ ...scope, status_code: 200, response: this.seal(value), created_at: this.clock.now() }, tx)
         return value
       })
     } catch (error) {
       if (isReplayable(error)) {
         // The use case rolled back; its failure is recorded on its own so a repeat answers the same.
-        await this.database.unitOfWork.run(async (trx) => {
-          await this.q.claim.run(trx, {
-            ...scope,
-            status_code: error.status,
-            response: this.seal(error.toDocument()),
-            created_at: this.clock.now()
-          })
+        await this.database.unitOfWork.run(async (tx) => {
+          await this.statements.claim.run(
+            { ...scope, status_code: error.status, response: this.seal(error.toDocument()), created_at: this.clock.now() },
+            tx
+          )
         })
       }
       throw error
@@ -190,13 +188,13 @@ export class Writes {
   }
 
   /** Claims the key; returns a stored success to replay, throws a stored failure, or undefined to go on. */
-  private async claim(trx: Kysely<DB>, scope: Fingerprinted): Promise<unknown> {
+  private async claim(tx: Tx, scope: Fingerprinted): Promise<unknown> {
     const now = this.clock.now()
     const pending = { ...scope, status_code: 0, response: '', created_at: now }
-    if ((await this.q.claim.run(trx, pending)) === 1) return undefined
-    const existing = await this.q.find.first(trx, scope)
+    if ((await this.statements.claim.run(pending, tx)) === 1) return undefined
+    const existing = await this.statements.find.first(scope, tx)
     if (existing === undefined || existing.created_at <= now - DAY_MS) {
-      await this.q.overwrite.run(trx, pending)
+      await this.statements.overwrite.run(pending, tx)
       return undefined
     }
     if (existing.fingerprint !== scope.fingerprint) throw problems.idempotencyKeyReused()
@@ -213,7 +211,7 @@ export class Writes {
   async reusedElsewhere(caller: Caller): Promise<boolean> {
     const idempotency = caller.idempotency
     if (idempotency === undefined || !VALID_KEY.test(idempotency.key)) return false
-    const existing = await this.q.find.first(this.database.reader, { owner: idempotency.owner, key: idempotency.key })
+    const existing = await this.statements.find.first({ owner: idempotency.owner, key: idempotency.key })
     if (existing === undefined || existing.created_at <= this.clock.now() - DAY_MS) return false
     return existing.fingerprint !== hmac(this.fingerprintKey, idempotency.request).toString('hex')
   }
@@ -221,6 +219,6 @@ export class Writes {
   /** Deletes keys older than 24 hours; run from time to time. */
   async purgeExpired(): Promise<number> {
     const before = this.clock.now() - DAY_MS
-    return this.database.unitOfWork.run((trx) => this.q.purge.run(trx, { before }))
+    return this.database.unitOfWork.run((tx) => this.statements.purge.run({ before }, tx))
   }
 }

@@ -49,9 +49,9 @@ export class WriteReadiness {
   private probe(started: number): Promise<void> {
     this.probedAt = started
     const probing = this.database.unitOfWork
-      .run(async (trx) => {
+      .run(async (tx) => {
         const at = Date.now()
-        await trx
+        await tx.db
           .insertInto('health_probe')
           .values({ id: 1, probed_at: at })
           .onConflict((conflict) => conflict.column('id').doUpdateSet({ probed_at: at }))

@@ -43,15 +43,15 @@ function checkService(service: DemoService): void {
  */
 async function seedService(database: Database, clock: Clock, service: DemoService): Promise<boolean> {
   checkService(service)
-  const services = servicesRepository(database.db, database.dialect)
-  const items = itemsRepository(database.db)
+  const services = servicesRepository(database)
+  const items = itemsRepository(database)
   const name = cleanServiceName(service.name)
   const key = serviceNameKey(name)
   try {
-    return await database.unitOfWork.run(async (trx) => {
-      if ((await services.findByKey(trx, key, 'none')) !== undefined) return false
+    return await database.unitOfWork.run(async (tx) => {
+      if ((await services.findByKey(tx, key, 'none')) !== undefined) return false
       const now = clock.now()
-      const serviceId = await services.insertService(trx, {
+      const serviceId = await services.insertService(tx, {
         public_id: newId('svc'),
         name,
         name_key: key,
@@ -59,7 +59,7 @@ async function seedService(database: Database, clock: Clock, service: DemoServic
         created_at: now
       })
       for (const [index, step] of service.steps.entries()) {
-        await services.insertStep(trx, {
+        await services.insertStep(tx, {
           service_id: serviceId,
           position: index + 1,
           description: step.description,
@@ -67,10 +67,10 @@ async function seedService(database: Database, clock: Clock, service: DemoServic
           events: encodeEvents(step.events)
         })
         // The service row starts with one step; step_count stays equal to the step rows (catalogue.table.ts).
-        if (index > 0) await services.changeStepCount(trx, serviceId, 1)
+        if (index > 0) await services.changeStepCount(tx, serviceId, 1)
       }
       for (const item of service.items) {
-        await items.insert(trx, {
+        await items.insert(tx, {
           service_id: serviceId,
           title: item.title,
           price_cents: item.price_cents,
@@ -107,7 +107,7 @@ async function seedCustomer(database: Database, clock: Clock, customer: DemoCust
   const passwordHash = await hashPassword(password)
   const now = clock.now()
   try {
-    await database.unitOfWork.run(async (trx) => {
+    await database.unitOfWork.run(async ({ db: trx }) => {
       await trx
         .insertInto('customers')
         .values({

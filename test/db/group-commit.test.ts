@@ -3,9 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { sql } from 'kysely'
 import { loadConfig } from '../../src/config.js'
 import { type Database, openDatabase } from '../../src/db/database.js'
-import { directOf } from '../../src/db/direct.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
-import { prepare } from '../../src/db/prepared.js'
+import { SqliteTx } from '../../src/db/sqlite.js'
 import { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 
@@ -28,7 +27,7 @@ describe('SQLite group commit (performance issue)', () => {
   })
 
   const insertKey = (key: string) =>
-    database.unitOfWork.run(async (trx) => {
+    database.unitOfWork.run(async ({ db: trx }) => {
       await trx
         .insertInto('idempotency_keys')
         .values({ owner: 'test', key, fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
@@ -53,7 +52,7 @@ describe('SQLite group commit (performance issue)', () => {
   it('should roll back only the failing use case of a batch and fail only its caller', async () => {
     const outcomes = await Promise.allSettled([
       insertKey('ok-1'),
-      database.unitOfWork.run(async (trx) => {
+      database.unitOfWork.run(async ({ db: trx }) => {
         await trx
           .insertInto('idempotency_keys')
           .values({ owner: 'test', key: 'doomed', fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
@@ -100,13 +99,13 @@ describe('SQLite group commit (performance issue)', () => {
   // (sqlite.ts SqliteDirect): the same transaction, the same savepoints, the same query listeners.
   describe('statements compiled once, run directly', () => {
     const insertPrepared = () =>
-      prepare<{ key: string }, never>(database.db, (db, param) =>
+      database.prepare<{ key: string }, never>('test.insertKey', (db, param) =>
         db
           .insertInto('idempotency_keys')
           .values({ owner: 'test', key: param('key'), fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
       )
     const countPrepared = () =>
-      prepare<{ prefix: string }, { n: number }>(database.db, (db, param) =>
+      database.prepare<{ prefix: string }, { n: number }>('test.countKeys', (db, param) =>
         db
           .selectFrom('idempotency_keys')
           .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -114,16 +113,12 @@ describe('SQLite group commit (performance issue)', () => {
           .where('key', 'like', param('prefix'))
       )
 
-    it('should run them on the direct path only while the transaction is open', async () => {
+    it('should hand each use case a transaction that runs them on the direct path', async () => {
       let inside: unknown
-      let transaction: object | undefined
-      await database.unitOfWork.run(async (trx) => {
-        transaction = trx
-        inside = directOf(trx)
+      await database.unitOfWork.run(async (tx) => {
+        inside = tx
       })
-      assert.ok(inside !== undefined, 'no direct path inside the transaction')
-      assert.equal(directOf(transaction!), undefined)
-      assert.equal(directOf(database.db), undefined)
+      assert.ok(inside instanceof SqliteTx, 'no direct path inside the transaction')
     })
 
     it("should see their own writes, mixed with Kysely's, and tell the query listeners", async () => {
@@ -132,15 +127,15 @@ describe('SQLite group commit (performance issue)', () => {
       const seen: string[] = []
       const stop = database.queries.add((text) => seen.push(text))
       try {
-        const counted = await database.unitOfWork.run(async (trx) => {
-          assert.equal(await insert.run(trx, { key: 'direct-1' }), 1)
+        const counted = await database.unitOfWork.run(async (tx) => {
+          assert.equal(await insert.run({ key: 'direct-1' }, tx), 1)
           // Kysely's path (RETURNING makes its SQL text differ from the prepared one's).
-          await trx
+          await tx.db
             .insertInto('idempotency_keys')
             .values({ owner: 'test', key: 'direct-2', fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
             .returning('key')
             .execute()
-          return (await count.first(trx, { prefix: 'direct-%' }))?.n
+          return (await count.first({ prefix: 'direct-%' }, tx))?.n
         })
         assert.equal(counted, 2)
       } finally {
@@ -157,16 +152,16 @@ describe('SQLite group commit (performance issue)', () => {
     it("should roll back a failing use case's direct writes, alone and in a batch", async () => {
       const insert = insertPrepared()
       const failing = (key: string) =>
-        database.unitOfWork.run(async (trx) => {
-          await insert.run(trx, { key })
+        database.unitOfWork.run(async (tx) => {
+          await insert.run({ key }, tx)
           throw new Error('use case failed after writing')
         })
       await assert.rejects(failing('undone-alone'), /use case failed/)
       const outcomes = await Promise.allSettled([
-        database.unitOfWork.run((trx) => insert.run(trx, { key: 'kept-1' })),
+        database.unitOfWork.run((tx) => insert.run({ key: 'kept-1' }, tx)),
         failing('undone-in-batch'),
-        database.unitOfWork.run((trx) => insert.run(trx, { key: 'kept-1' })), // the primary key: fails alone
-        database.unitOfWork.run((trx) => insert.run(trx, { key: 'kept-2' }))
+        database.unitOfWork.run((tx) => insert.run({ key: 'kept-1' }, tx)), // the primary key: fails alone
+        database.unitOfWork.run((tx) => insert.run({ key: 'kept-2' }, tx))
       ])
       assert.deepEqual(
         outcomes.map((o) => o.status),
@@ -181,10 +176,10 @@ describe('SQLite group commit (performance issue)', () => {
       const insert = insertPrepared()
       const count = countPrepared()
       // The reader's snapshot of this turn is taken before the write…
-      assert.equal((await count.first(database.reader, { prefix: 'seen-%' }))?.n, 0)
-      await database.unitOfWork.run((trx) => insert.run(trx, { key: 'seen-1' }))
+      assert.equal((await count.first({ prefix: 'seen-%' }))?.n, 0)
+      await database.unitOfWork.run((tx) => insert.run({ key: 'seen-1' }, tx))
       // …and the write ended it, so this read takes a new one.
-      assert.equal((await count.first(database.reader, { prefix: 'seen-%' }))?.n, 1)
+      assert.equal((await count.first({ prefix: 'seen-%' }))?.n, 1)
     })
   })
 })

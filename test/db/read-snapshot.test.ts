@@ -7,7 +7,11 @@ import { migrateToLatest } from '../../src/db/migrator.js'
 import type { SqliteGroupCommit } from '../../src/db/unit-of-work.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 
-const KEYS_SQL = `select "key" from "idempotency_keys" where "owner" = ? order by "key"`
+/** The keys of an owner, read as the app reads: a statement compiled once, outside any transaction. */
+const keysOf = (db: Database) =>
+  db.prepare<{ owner: string }, { key: string }>('test.keysOf', (db, param) =>
+    db.selectFrom('idempotency_keys').select('key').where('owner', '=', param('owner')).orderBy('key')
+  )
 
 // SQLite only: PostgreSQL has no read-only connection whose snapshots could be shared.
 describe('SQLite read snapshot per turn of the event loop (performance issue)', () => {
@@ -31,7 +35,7 @@ describe('SQLite read snapshot per turn of the event loop (performance issue)', 
     await testDatabase.drop()
   })
 
-  const keysRead = async (owner: string) => (await database.reader.rows<{ key: string }>(KEYS_SQL, [owner])).map((r) => r.key)
+  const keysRead = async (owner: string) => (await keysOf(database).rows({ owner })).map((r) => r.key)
   const insertWith = (db: Database, owner: string, key: string) =>
     db.db.insertInto('idempotency_keys').values({ owner, key, fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 }).execute()
 
@@ -39,7 +43,7 @@ describe('SQLite read snapshot per turn of the event loop (performance issue)', 
     assert.deepEqual(await keysRead('own'), [])
     await insertWith(database, 'own', 'a')
     assert.deepEqual(await keysRead('own'), ['a'])
-    await database.unitOfWork.run((trx) =>
+    await database.unitOfWork.run(({ db: trx }) =>
       trx
         .insertInto('idempotency_keys')
         .values({ owner: 'own', key: 'b', fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })
@@ -99,7 +103,7 @@ describe('SQLite read snapshot per turn of the event loop (performance issue)', 
       DATA_DIR: testDatabase.dataDir
     })
     const third = openDatabase(config)
-    assert.deepEqual(await third.reader.rows<{ key: string }>(KEYS_SQL, ['own']), [{ key: 'a' }, { key: 'b' }])
+    assert.deepEqual(await keysOf(third).rows({ owner: 'own' }), [{ key: 'a' }, { key: 'b' }])
     await third.close()
     // The turn ends after the close: ending the snapshot then must not throw.
     await nextTurn()

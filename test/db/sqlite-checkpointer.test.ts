@@ -48,7 +48,7 @@ describe('SQLite WAL checkpoints in a worker thread (performance issue)', () => 
     const runs = checkpointer.counts.runs
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        database.unitOfWork.run((trx) =>
+        database.unitOfWork.run(({ db: trx }) =>
           trx
             .insertInto('idempotency_keys')
             .values({ owner: 'test', key: `wal-${i}`, fingerprint: 'f', status_code: 200, response: '{}', created_at: 0 })

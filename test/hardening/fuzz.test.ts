@@ -16,8 +16,13 @@ import {
 } from '../helpers/route-catalogue.js'
 import { assertSound, changedTables, type Snapshot, snapshot, tableNames } from '../helpers/state.js'
 
-// Runs per property and route in `npm test`; `npm run fuzz` multiplies them by 50 (test/helpers/fuzz.ts).
-const RUNS = { mutated: 100, json: 30, payload: 25, path: 40 }
+// Runs per property and route: a fixed sample in `npm test`, many more in `npm run fuzz` (FUZZ=long).
+const RUNS = {
+  mutated: { short: 40, long: 5000 },
+  json: { short: 12, long: 1500 },
+  payload: { short: 10, long: 1250 },
+  path: { short: 16, long: 2000 }
+}
 
 if (process.env.FUZZ === 'long' || process.env.FUZZ_SEED !== undefined) {
   process.stdout.write(`fuzz: base seed ${BASE_SEED} (replay with FUZZ_SEED=${BASE_SEED})\n`)

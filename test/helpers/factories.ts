@@ -17,7 +17,7 @@ export async function createCustomer(
   const firstName = options.firstName ?? 'Ada'
   const lastName = options.lastName ?? `Tester${sequence}`
   const now = t.clock.now()
-  await t.database.unitOfWork.run(async (trx) => {
+  await t.database.unitOfWork.run(async ({ db: trx }) => {
     await trx
       .insertInto('customers')
       .values({

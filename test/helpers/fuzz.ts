@@ -12,10 +12,16 @@ const LONG = process.env.FUZZ === 'long'
 export const BASE_SEED =
   process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : LONG ? Math.floor(Math.random() * 2 ** 31) : 20_260_808
 
-/** Runs per property: `short` in the test suite, 50 times that in a long run. */
-export function runs(short: number): number {
+/** How many runs a property gets in the test suite (`short`) and in a long run (`long`). */
+export interface Runs {
+  short: number
+  long: number
+}
+
+/** Runs per property in this run. */
+export function runs({ short, long }: Runs): number {
   if (process.env.FUZZ_RUNS !== undefined) return Number(process.env.FUZZ_RUNS)
-  return LONG ? short * 50 : short
+  return LONG ? long : short
 }
 
 /** A seed of its own per property, stable for a base seed (FNV-1a of the property's name). */
@@ -26,8 +32,8 @@ export function seedOf(name: string): number {
 }
 
 /** fc.assert's settings for one property. */
-export function settings(name: string, shortRuns: number): fc.Parameters<unknown> {
-  return { seed: seedOf(name), numRuns: runs(shortRuns), endOnFailure: true }
+export function settings(name: string, counts: Runs): fc.Parameters<unknown> {
+  return { seed: seedOf(name), numRuns: runs(counts), endOnFailure: true }
 }
 
 const CONTROL = fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code))

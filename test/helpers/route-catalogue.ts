@@ -159,7 +159,7 @@ export class Fixtures {
     const customer = await createCustomer(this.t)
     const token = newSecret()
     const now = this.t.clock.now()
-    await this.t.database.unitOfWork.run(async (trx) => {
+    await this.t.database.unitOfWork.run(async ({ db: trx }) => {
       await trx
         .insertInto('password_reset_tokens')
         .values({ token_hash: sha256Hex(token), customer_id: customer.id, created_at: now, expires_at: now + 3_600_000, used_at: null })

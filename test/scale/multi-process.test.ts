@@ -74,7 +74,11 @@ describe('two API processes and two workers on one PostgreSQL (issue 10)', {
       // The APIs sit behind a proxy here, so each test can be its own client address (D-14 keys).
       TRUST_PROXY: 'loopback',
       // Shared rate-limit counters when Redis runs here; per process otherwise (the test says which).
-      ...(redis ? { REDIS_URL } : {})
+      ...(redis ? { REDIS_URL } : {}),
+      // These tests count what concurrent writes did, not how fast: on a loaded machine 160 moves at
+      // once may wait longer than the default 3 s for a connection (then 503, a lost move).
+      DATABASE_POOL_TIMEOUT_MS: '60000',
+      STATEMENT_TIMEOUT_MS: '60000'
     })
     // Both APIs start at once on the empty database: migrations and the bootstrap key are safe
     // to run concurrently (D-04).

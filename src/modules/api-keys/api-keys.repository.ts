@@ -1,7 +1,4 @@
-import type { Kysely } from 'kysely'
-import { prepare } from '../../db/prepared.js'
-import type { QueryRunner } from '../../db/query-runner.js'
-import type { DB } from '../../db/schema.js'
+import type { StatementCompiler, Tx } from '../../db/statement.js'
 import type { ApiKeyRole } from './api-keys.table.js'
 
 /** A key as listed: never its secret or hash. */
@@ -13,51 +10,71 @@ export interface ApiKeySummary {
   revoked_at: number | null
 }
 
-/** SQL of the api_keys table; queries compiled once per database. */
-export function apiKeysRepository(db: Kysely<DB>) {
-  const findForAuth = prepare<{ id: string }, { role: ApiKeyRole; secret_hash: string; revoked_at: number | null }>(db, (db, p) =>
-    db.selectFrom('api_keys').select(['role', 'secret_hash', 'revoked_at']).where('id', '=', p('id'))
-  )
+type NewKey = { id: string; name: string; role: ApiKeyRole; secret_hash: string; created_at: number }
+
+/** SQL of the api_keys table; statements compiled once per database. */
+export function apiKeysRepository(database: StatementCompiler) {
+  const statements = {
+    findForAuth: database.prepare<{ id: string }, { role: ApiKeyRole; secret_hash: string; revoked_at: number | null }>(
+      'apiKeys.findForAuth',
+      (db, param) => db.selectFrom('api_keys').select(['role', 'secret_hash', 'revoked_at']).where('id', '=', param('id'))
+    ),
+    insert: database.prepare<NewKey, never>('apiKeys.insert', (db, param) =>
+      db.insertInto('api_keys').values({
+        id: param('id'),
+        name: param('name'),
+        role: param('role'),
+        secret_hash: param('secret_hash'),
+        created_at: param('created_at'),
+        revoked_at: null
+      })
+    ),
+    list: database.prepare<Record<string, never>, ApiKeySummary>('apiKeys.list', (db) =>
+      db.selectFrom('api_keys').select(['id', 'name', 'role', 'created_at', 'revoked_at']).orderBy('created_at').orderBy('id')
+    ),
+    count: database.prepare<Record<string, never>, { n: number | string }>('apiKeys.count', (db) =>
+      db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n'))
+    ),
+    find: database.prepare<{ id: string }, { id: string; role: ApiKeyRole; secret_hash: string; revoked_at: number | null }>(
+      'apiKeys.find',
+      (db, param) => db.selectFrom('api_keys').select(['id', 'role', 'secret_hash', 'revoked_at']).where('id', '=', param('id'))
+    ),
+    overwrite: database.prepare<{ id: string; role: ApiKeyRole; secret_hash: string }, never>('apiKeys.overwrite', (db, param) =>
+      db
+        .updateTable('api_keys')
+        .set({ role: param('role'), secret_hash: param('secret_hash'), revoked_at: null })
+        .where('id', '=', param('id'))
+    ),
+    revoke: database.prepare<{ id: string; at: number }, never>('apiKeys.revoke', (db, param) =>
+      db
+        .updateTable('api_keys')
+        .set({ revoked_at: param('at') })
+        .where('id', '=', param('id'))
+        .where('revoked_at', 'is', null)
+    )
+  }
+
   return {
     /** The stored credential of a key id, for authentication (hot path). */
-    findForAuth: (runner: QueryRunner, id: string) => findForAuth.first(runner, { id }),
+    findForAuth: (id: string) => statements.findForAuth.first({ id }),
 
-    insert: async (trx: Kysely<DB>, row: { id: string; name: string; role: ApiKeyRole; secret_hash: string; created_at: number }) => {
-      await trx
-        .insertInto('api_keys')
-        .values({ ...row, revoked_at: null })
-        .execute()
+    insert: async (tx: Tx, row: NewKey): Promise<void> => {
+      await statements.insert.run(row, tx)
     },
 
-    list: (trx: Kysely<DB>): Promise<ApiKeySummary[]> =>
-      trx.selectFrom('api_keys').select(['id', 'name', 'role', 'created_at', 'revoked_at']).orderBy('created_at').orderBy('id').execute(),
+    list: (tx: Tx): Promise<ApiKeySummary[]> => statements.list.rows({}, tx),
 
-    count: async (trx: Kysely<DB>): Promise<number> => {
-      const row = await trx
-        .selectFrom('api_keys')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow()
-      return Number(row.n)
-    },
+    count: async (tx: Tx): Promise<number> => Number((await statements.count.first({}, tx))?.n ?? 0),
 
-    find: (trx: Kysely<DB>, id: string) =>
-      trx.selectFrom('api_keys').select(['id', 'role', 'secret_hash', 'revoked_at']).where('id', '=', id).executeTakeFirst(),
+    find: (tx: Tx, id: string) => statements.find.first({ id }, tx),
 
     /** Makes the key exactly this role and hash, not revoked. */
-    overwrite: async (trx: Kysely<DB>, id: string, role: ApiKeyRole, secretHash: string) => {
-      await trx.updateTable('api_keys').set({ role, secret_hash: secretHash, revoked_at: null }).where('id', '=', id).execute()
+    overwrite: async (tx: Tx, id: string, role: ApiKeyRole, secretHash: string): Promise<void> => {
+      await statements.overwrite.run({ id, role, secret_hash: secretHash }, tx)
     },
 
     /** Marks a key revoked; returns false when there is no such key or it was already revoked. */
-    revoke: async (trx: Kysely<DB>, id: string, at: number): Promise<boolean> => {
-      const result = await trx
-        .updateTable('api_keys')
-        .set({ revoked_at: at })
-        .where('id', '=', id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst()
-      return Number(result.numUpdatedRows) === 1
-    }
+    revoke: async (tx: Tx, id: string, at: number): Promise<boolean> => (await statements.revoke.run({ id, at }, tx)) === 1
   }
 }
 

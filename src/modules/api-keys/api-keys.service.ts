@@ -27,40 +27,40 @@ export class ApiKeysService {
     private readonly database: Database,
     private readonly clock: Clock
   ) {
-    this.repo = apiKeysRepository(database.db)
+    this.repo = apiKeysRepository(database)
   }
 
   /** Makes a new key; its secret is returned once and stored only as SHA-256. */
   async create(role: ApiKeyRole, name: string): Promise<CreatedApiKey> {
     const key = { id: newKeyId(), secret: newSecret(), role, name }
-    await this.database.unitOfWork.run((trx) =>
-      this.repo.insert(trx, { id: key.id, name, role, secret_hash: sha256Hex(key.secret), created_at: this.clock.now() })
+    await this.database.unitOfWork.run((tx) =>
+      this.repo.insert(tx, { id: key.id, name, role, secret_hash: sha256Hex(key.secret), created_at: this.clock.now() })
     )
     return key
   }
 
   list(): Promise<ApiKeySummary[]> {
-    return this.database.unitOfWork.run((trx) => this.repo.list(trx))
+    return this.database.unitOfWork.run((tx) => this.repo.list(tx))
   }
 
   /** Revokes a key at once; false when there is no such active key. */
   revoke(id: string): Promise<boolean> {
-    return this.database.unitOfWork.run((trx) => this.repo.revoke(trx, id, this.clock.now()))
+    return this.database.unitOfWork.run((tx) => this.repo.revoke(tx, id, this.clock.now()))
   }
 
   /** D-02 BOOTSTRAP_API_KEY: an admin key with exactly this id and secret exists afterwards. */
   async ensureBootstrapKey(id: string, secret: string): Promise<void> {
     const secretHash = sha256Hex(secret)
-    await this.database.unitOfWork.run(async (trx) => {
+    await this.database.unitOfWork.run(async (tx) => {
       // Several API processes started at once with the same BOOTSTRAP_API_KEY (replicas of one
       // deployment) all found no key and all inserted it: on PostgreSQL all but one failed to
       // start with a unique violation. The start-up lock makes them take turns (D-02, D-04).
-      await this.database.dialect.lockForTransaction(trx, START_UP_KEY_LOCK)
-      const existing = await this.repo.find(trx, id)
+      await this.database.dialect.lockForTransaction(tx, START_UP_KEY_LOCK)
+      const existing = await this.repo.find(tx, id)
       if (existing === undefined) {
-        await this.repo.insert(trx, { id, name: 'bootstrap', role: 'admin', secret_hash: secretHash, created_at: this.clock.now() })
+        await this.repo.insert(tx, { id, name: 'bootstrap', role: 'admin', secret_hash: secretHash, created_at: this.clock.now() })
       } else if (existing.role !== 'admin' || existing.secret_hash !== secretHash || existing.revoked_at !== null) {
-        await this.repo.overwrite(trx, id, 'admin', secretHash)
+        await this.repo.overwrite(tx, id, 'admin', secretHash)
       }
     })
   }
@@ -73,11 +73,11 @@ export class ApiKeysService {
     const file = path.join(dataDir, 'initial-api-key')
     let written = false
     try {
-      return await this.database.unitOfWork.run(async (trx) => {
-        await this.database.dialect.lockForTransaction(trx, START_UP_KEY_LOCK)
-        if ((await this.repo.count(trx)) > 0) return null
+      return await this.database.unitOfWork.run(async (tx) => {
+        await this.database.dialect.lockForTransaction(tx, START_UP_KEY_LOCK)
+        if ((await this.repo.count(tx)) > 0) return null
         const key = { id: newKeyId(), secret: newSecret() }
-        await this.repo.insert(trx, {
+        await this.repo.insert(tx, {
           id: key.id,
           name: 'initial',
           role: 'admin',

@@ -1,7 +1,4 @@
-import type { Kysely } from 'kysely'
-import { prepare } from '../../db/prepared.js'
-import type { QueryRunner } from '../../db/query-runner.js'
-import type { DB } from '../../db/schema.js'
+import type { StatementCompiler } from '../../db/statement.js'
 import type { StatsCounterRow } from './services.repository.js'
 
 interface StepText {
@@ -25,8 +22,8 @@ export class CatalogueTexts {
   private texts = new Map<number, StepText>()
   private readonly all
 
-  constructor(db: Kysely<DB>) {
-    this.all = prepare<
+  constructor(database: StatementCompiler) {
+    this.all = database.prepare<
       Record<string, never>,
       {
         step_id: number
@@ -37,7 +34,7 @@ export class CatalogueTexts {
         image_title: string
         description: string
       }
-    >(db, (db) =>
+    >('catalogue.stepTexts', (db) =>
       db
         .selectFrom('service_steps as st')
         .innerJoin('services as s', 's.id', 'st.service_id')
@@ -61,7 +58,7 @@ export class CatalogueTexts {
   }
 
   /** The statistics rows of these counters with their texts, or the rows read again with them when a text is unknown. */
-  async withTexts(runner: QueryRunner, counters: readonly StatsCounterRow[]): Promise<StatsRow[]> {
+  async withTexts(counters: readonly StatsCounterRow[]): Promise<StatsRow[]> {
     const texts = this.texts
     if (this.knows(counters)) {
       // Written out: V8 copies a literal with two spreads property by property in its runtime,
@@ -81,7 +78,7 @@ export class CatalogueTexts {
     }
     const fresh = new Map<number, StepText>()
     const rows: StatsRow[] = []
-    for (const row of await this.all.rows(runner, {})) {
+    for (const row of await this.all.rows({})) {
       const text = { serviceName: row.service_name, imageTitle: row.image_title, description: row.description }
       fresh.set(row.step_id, text)
       rows.push({ step_id: row.step_id, service_id: row.service_id, position: row.position, order_count: row.order_count, ...text })

@@ -41,12 +41,12 @@ export class ItemsService {
   private readonly lists: VersionedMemo<Static<typeof ItemsResponse>>
 
   constructor(
-    private readonly database: Database,
+    database: Database,
     private readonly writes: Writes,
     private readonly clock: Clock
   ) {
-    this.items = itemsRepository(database.db)
-    this.services = servicesRepository(database.db, database.dialect)
+    this.items = itemsRepository(database)
+    this.services = servicesRepository(database)
     this.lists = new VersionedMemo(database.dataVersion)
   }
 
@@ -54,7 +54,7 @@ export class ItemsService {
   async list(serviceName: string): Promise<Static<typeof ItemsResponse>> {
     const key = serviceNameKey(serviceName)
     return this.lists.get(key, async () => {
-      const rows = await this.items.ofService(this.database.reader, key)
+      const rows = await this.items.ofService(key)
       if (rows.length === 0) throw problems.serviceNotFound()
       return toItemsView(rows)
     })
@@ -66,10 +66,10 @@ export class ItemsService {
     if (title === '') throw invalidField('/title', 'must not be blank')
     const group = body.group === undefined ? 'General' : groupOf(body.group)
     const serviceKey = serviceKeyOf(body.service_name)
-    return this.writes.run(caller, async (trx) => {
-      const service = await this.services.findByKey(trx, serviceKey, 'none')
+    return this.writes.run(caller, async (tx) => {
+      const service = await this.services.findByKey(tx, serviceKey, 'none')
       if (service === undefined) throw problems.serviceNotFound()
-      const id = await this.items.insert(trx, {
+      const id = await this.items.insert(tx, {
         service_id: service.id,
         title,
         price_cents: price,
@@ -92,10 +92,10 @@ export class ItemsService {
     if (body.price !== undefined) changes.price_cents = priceOf(body.price)
     if (body.image_url !== undefined) changes.image_url = body.image_url.trim()
     if (body.group !== undefined) changes.group_name = groupOf(body.group)
-    return this.writes.run(caller, async (trx) => {
-      const item = await this.items.find(trx, id)
+    return this.writes.run(caller, async (tx) => {
+      const item = await this.items.find(tx, id)
       if (item === undefined) throw problems.itemNotFound()
-      if (Object.keys(changes).length > 0) await this.items.update(trx, id, changes, this.clock.now())
+      if (Object.keys(changes).length > 0) await this.items.update(tx, id, changes, this.clock.now())
       return toItemView({ ...item, ...changes })
     })
   }
@@ -103,10 +103,10 @@ export class ItemsService {
   /** Hides the item from the catalogue; receipts keep their lines (D-45). */
   async remove(body: RemoveItemBody, caller: Caller): Promise<Static<typeof ItemResponse>> {
     const id = itemIdOf(body.item_id)
-    return this.writes.run(caller, async (trx) => {
-      const item = await this.items.find(trx, id)
+    return this.writes.run(caller, async (tx) => {
+      const item = await this.items.find(tx, id)
       if (item === undefined) throw problems.itemNotFound()
-      await this.items.markRemoved(trx, id, this.clock.now())
+      await this.items.markRemoved(tx, id, this.clock.now())
       return toItemView(item)
     })
   }

@@ -55,8 +55,8 @@ export class ServicesService {
     private readonly writes: Writes,
     private readonly clock: Clock
   ) {
-    this.repo = servicesRepository(database.db, database.dialect)
-    this.texts = new CatalogueTexts(database.db)
+    this.repo = servicesRepository(database)
+    this.texts = new CatalogueTexts(database)
     this.statistics = new VersionedMemo(database.dataVersion, 1)
   }
 
@@ -67,11 +67,11 @@ export class ServicesService {
     if (nameProblem !== undefined) throw invalidField('/service_name', nameProblem)
     const events = eventsOf(body.events)
     const imageTitle = body.image_title === undefined ? defaultImageTitle(name) : body.image_title.trim()
-    return this.writes.run(caller, async (trx) => {
-      if ((await this.repo.findByKey(trx, serviceNameKey(name), 'none')) !== undefined) throw problems.serviceExists()
+    return this.writes.run(caller, async (tx) => {
+      if ((await this.repo.findByKey(tx, serviceNameKey(name), 'none')) !== undefined) throw problems.serviceExists()
       let serviceId: number
       try {
-        serviceId = await this.repo.insertService(trx, {
+        serviceId = await this.repo.insertService(tx, {
           public_id: newId('svc'),
           name,
           name_key: serviceNameKey(name),
@@ -83,7 +83,7 @@ export class ServicesService {
         if (this.database.dialect.isUniqueViolation(error)) throw problems.serviceExists()
         throw error
       }
-      await this.repo.insertStep(trx, {
+      await this.repo.insertStep(tx, {
         service_id: serviceId,
         position: 1,
         description: body.description,
@@ -99,23 +99,23 @@ export class ServicesService {
     const events = eventsOf(body.events)
     const requested = body.position_number === undefined ? undefined : positionOf(body.position_number, '/position_number')
     const serviceKey = serviceKeyOf(body.service_name)
-    return this.writes.run(caller, async (trx) => {
+    return this.writes.run(caller, async (tx) => {
       // Locked for update: renumbering is atomic against other step changes and against moves.
-      const service = await this.repo.findByKey(trx, serviceKey, 'update')
+      const service = await this.repo.findByKey(tx, serviceKey, 'update')
       if (service === undefined) throw problems.serviceNotFound()
       const position = requested ?? service.step_count + 1
       if (position > service.step_count + 1) {
         throw invalidField('/position_number', `must be from 1 to ${service.step_count + 1} for this service`)
       }
-      await this.repo.shiftUp(trx, service.id, position)
-      await this.repo.insertStep(trx, {
+      await this.repo.shiftUp(tx, service.id, position)
+      await this.repo.insertStep(tx, {
         service_id: service.id,
         position,
         description: body.description,
         button_title: body.button_title ?? '',
         events: encodeEvents(events)
       })
-      await this.repo.changeStepCount(trx, service.id, 1)
+      await this.repo.changeStepCount(tx, service.id, 1)
       return { service_name: service.name, description: body.description, position: String(position) }
     })
   }
@@ -124,17 +124,17 @@ export class ServicesService {
   async removeStep(body: RemoveStepBody, caller: Caller): Promise<Static<typeof MessageResponse>> {
     const position = removalPosition(body)
     const serviceKey = serviceKeyOf(body.service_name)
-    return this.writes.run(caller, async (trx) => {
-      const service = await this.repo.findByKey(trx, serviceKey, 'update')
+    return this.writes.run(caller, async (tx) => {
+      const service = await this.repo.findByKey(tx, serviceKey, 'update')
       if (service === undefined) throw problems.serviceNotFound()
-      const step = position > service.step_count ? undefined : await this.repo.stepAt(trx, service.id, position)
+      const step = position > service.step_count ? undefined : await this.repo.stepAt(tx, service.id, position)
       if (step === undefined) throw problems.stepNotFound(service.step_count)
       if (service.step_count === 1) throw problems.lastStep()
       // The counter is exact: moves hold the service row in share mode while they change it.
       if (step.order_count > 0) throw problems.stepInUse()
-      await this.repo.deleteStep(trx, step.id)
-      await this.repo.shiftDown(trx, service.id, position)
-      await this.repo.changeStepCount(trx, service.id, -1)
+      await this.repo.deleteStep(tx, step.id)
+      await this.repo.shiftDown(tx, service.id, position)
+      await this.repo.changeStepCount(tx, service.id, -1)
       return { message: 'successfully removed' }
     })
   }
@@ -143,7 +143,7 @@ export class ServicesService {
   async step(serviceName: string, rawPosition: string): Promise<Static<typeof ServiceView>> {
     const key = serviceNameKey(serviceName)
     const position = /^[0-9]{1,9}$/.test(rawPosition) ? Number(rawPosition) : 0
-    const row = await this.repo.stepView(this.database.reader, key, position)
+    const row = await this.repo.stepView(key, position)
     if (row === undefined) throw problems.serviceNotFound()
     if (row.position === null) throw problems.stepNotFound(row.step_count)
     return toServiceView({ ...row, position: row.position })
@@ -155,7 +155,7 @@ export class ServicesService {
   }
 
   private async readStats(): Promise<Static<typeof StatsResponse>> {
-    const counters = await this.repo.counters(this.database.reader)
+    const counters = await this.repo.counters()
     // The answer is made of the counters and the steps' texts, which never change: counters read as
     // the same text as last time give the same answer, and the same object, whose serialised body
     // is kept (sendKept). Where there is no VersionedMemo (PostgreSQL) this spares every poll
@@ -165,7 +165,7 @@ export class ServicesService {
     // Only an answer built from these very counters is kept: with a step unknown here, withTexts
     // reads counters again with the texts, and those may be newer than `counters.text`.
     const fromTheseCounters = this.texts.knows(counters.rows)
-    const rows = await this.texts.withTexts(this.database.reader, counters.rows)
+    const rows = await this.texts.withTexts(counters.rows)
     const answer = toStatsView(
       rows.map((row) => ({
         service_id: row.service_id,

@@ -1,7 +1,5 @@
-import type { Kysely, Transaction, Updateable } from 'kysely'
-import type { Dialect } from '../../db/dialect.js'
-import { prepare, type QueryTarget } from '../../db/prepared.js'
-import type { DB } from '../../db/schema.js'
+import type { Updateable } from 'kysely'
+import type { StatementCompiler, Tx } from '../../db/statement.js'
 import type { CustomersTable } from './customers.table.js'
 import type { CustomerProfileRow } from './customers.views.js'
 
@@ -28,60 +26,60 @@ export type NewCustomerRow = CustomersTable
 export type CustomerUpdate = Omit<Updateable<CustomersTable>, 'id' | 'created_at'>
 
 /** SQL of customer records (D-30 to D-34). Reads are compiled once per database. */
-export function customersRepository(db: Kysely<DB>, dialect: Dialect) {
-  const byId = prepare<{ id: string }, CustomerProfileRow>(db, (db, p) =>
-    db.selectFrom('customers').select(PROFILE_COLUMNS).where('id', '=', p('id'))
+export function customersRepository(database: StatementCompiler) {
+  const byId = database.prepare<{ id: string }, CustomerProfileRow>('customers.byId', (db, param) =>
+    db.selectFrom('customers').select(PROFILE_COLUMNS).where('id', '=', param('id'))
   )
 
   // Held until the update commits on PostgreSQL, so two updates of one customer apply one after the other.
-  const lockedById = prepare<{ id: string }, CustomerProfileRow>(db, (db, p) => {
-    const query = db.selectFrom('customers').select(PROFILE_COLUMNS).where('id', '=', p('id'))
-    return dialect.supportsRowLocks ? query.forUpdate() : query
+  const lockedById = database.prepare<{ id: string }, CustomerProfileRow>('customers.lockedById', (db, param) => {
+    const query = db.selectFrom('customers').select(PROFILE_COLUMNS).where('id', '=', param('id'))
+    return database.dialect.supportsRowLocks ? query.forUpdate() : query
   })
 
-  const idByEmail = prepare<{ email: string }, { id: string }>(db, (db, p) =>
-    db.selectFrom('customers').select('id').where('email', '=', p('email'))
+  const idByEmail = database.prepare<{ email: string }, { id: string }>('customers.idByEmail', (db, param) =>
+    db.selectFrom('customers').select('id').where('email', '=', param('email'))
   )
 
-  const insert = prepare<NewCustomerRow, unknown>(db, (db, p) =>
+  const insert = database.prepare<NewCustomerRow, unknown>('customers.insert', (db, param) =>
     db.insertInto('customers').values({
-      id: p('id'),
-      email: p('email'),
-      first_name: p('first_name'),
-      last_name: p('last_name'),
-      first_name_lc: p('first_name_lc'),
-      last_name_lc: p('last_name_lc'),
-      phone: p('phone'),
-      preference: p('preference'),
-      street: p('street'),
-      apartment: p('apartment'),
-      city: p('city'),
-      state: p('state'),
-      zip: p('zip'),
-      password_hash: p('password_hash'),
-      payment_customer_id: p('payment_customer_id'),
-      card_ciphertext: p('card_ciphertext'),
-      card_last4: p('card_last4'),
-      card_expiration: p('card_expiration'),
-      created_at: p('created_at'),
-      updated_at: p('updated_at')
+      id: param('id'),
+      email: param('email'),
+      first_name: param('first_name'),
+      last_name: param('last_name'),
+      first_name_lc: param('first_name_lc'),
+      last_name_lc: param('last_name_lc'),
+      phone: param('phone'),
+      preference: param('preference'),
+      street: param('street'),
+      apartment: param('apartment'),
+      city: param('city'),
+      state: param('state'),
+      zip: param('zip'),
+      password_hash: param('password_hash'),
+      payment_customer_id: param('payment_customer_id'),
+      card_ciphertext: param('card_ciphertext'),
+      card_last4: param('card_last4'),
+      card_expiration: param('card_expiration'),
+      created_at: param('created_at'),
+      updated_at: param('updated_at')
     })
   )
 
   return {
-    /** The customer's profile, outside any transaction (reader) or inside one. */
-    find: (target: QueryTarget, id: string) => byId.first(target, { id }),
+    /** The customer's profile, in `tx` or outside any transaction. */
+    find: (id: string, tx?: Tx) => byId.first({ id }, tx),
 
     /** The customer's profile, row-locked on PostgreSQL until the transaction ends. */
-    findForUpdate: (trx: Transaction<DB>, id: string) => lockedById.first(trx, { id }),
+    findForUpdate: (tx: Tx, id: string) => lockedById.first({ id }, tx),
 
     /** The id of the customer using this (normalised) e-mail, if any. */
-    idByEmail: (target: QueryTarget, email: string) => idByEmail.first(target, { email }),
+    idByEmail: (email: string, tx?: Tx) => idByEmail.first({ email }, tx),
 
-    insert: (trx: Transaction<DB>, row: NewCustomerRow) => insert.run(trx, row),
+    insert: (tx: Tx, row: NewCustomerRow) => insert.run(row, tx),
 
-    update: async (trx: Transaction<DB>, id: string, changes: CustomerUpdate): Promise<void> => {
-      await trx.updateTable('customers').set(changes).where('id', '=', id).execute()
+    update: async (tx: Tx, id: string, changes: CustomerUpdate): Promise<void> => {
+      await tx.db.updateTable('customers').set(changes).where('id', '=', id).execute()
     }
   }
 }

@@ -35,7 +35,7 @@ export class CustomersService {
     private readonly clock: Clock,
     private readonly dataKey: Buffer
   ) {
-    this.repo = customersRepository(database.db, database.dialect)
+    this.repo = customersRepository(database)
   }
 
   /** D-31: a customer with an unused e-mail, city and state from the zip, and an optional password. */
@@ -44,8 +44,8 @@ export class CustomersService {
     const place = placeOf(body.zip, '/zip')
     // The slow hash runs before the transaction: on SQLite an open transaction holds every writer up.
     const passwordHash = body.password === undefined ? null : await hashPassword(body.password)
-    return this.writes.run(caller, async (trx) => {
-      if ((await this.repo.idByEmail(trx, email)) !== undefined) throw problems.emailTaken()
+    return this.writes.run(caller, async (tx) => {
+      if ((await this.repo.idByEmail(email, tx)) !== undefined) throw problems.emailTaken()
       const now = this.clock.now()
       const row = {
         id: newId('cus'),
@@ -69,7 +69,7 @@ export class CustomersService {
         created_at: now,
         updated_at: now
       }
-      await this.uniqueEmail(() => this.repo.insert(trx, row))
+      await this.uniqueEmail(() => this.repo.insert(tx, row))
       return toCustomerCreateView(row)
     })
   }
@@ -77,7 +77,7 @@ export class CustomersService {
   /** The read shape of one customer; another customer's id is 404 as for a missing one (D-11). */
   async get(customerId: string, principal: Principal): Promise<Static<typeof CustomerView>> {
     if (!mayRead(principal, customerId)) throw problems.customerNotFound()
-    const row = await this.repo.find(this.database.reader, customerId)
+    const row = await this.repo.find(customerId)
     if (row === undefined) throw problems.customerNotFound()
     return toCustomerView(row)
   }
@@ -91,11 +91,11 @@ export class CustomersService {
     const changes = planChanges(input)
     const card = this.cardOf(input, rawBody)
     if (!mayRead(caller.principal, input.customer_id)) throw problems.customerNotFound()
-    return this.writes.run(caller, async (trx) => {
-      const current = await this.repo.findForUpdate(trx, input.customer_id)
+    return this.writes.run(caller, async (tx) => {
+      const current = await this.repo.findForUpdate(tx, input.customer_id)
       if (current === undefined) throw problems.customerNotFound()
       if (changes.email !== undefined && changes.email !== current.email) {
-        if ((await this.repo.idByEmail(trx, changes.email)) !== undefined) throw problems.emailTaken()
+        if ((await this.repo.idByEmail(changes.email, tx)) !== undefined) throw problems.emailTaken()
       }
       const set: CustomerUpdate = { ...changes }
       if (card !== undefined) {
@@ -105,7 +105,7 @@ export class CustomersService {
       }
       if (Object.keys(set).length === 0) return toCustomerView(current)
       set.updated_at = this.clock.now()
-      await this.uniqueEmail(() => this.repo.update(trx, current.id, set))
+      await this.uniqueEmail(() => this.repo.update(tx, current.id, set))
       return toCustomerView({ ...current, ...changes, payment_customer_id: set.payment_customer_id ?? current.payment_customer_id })
     })
   }

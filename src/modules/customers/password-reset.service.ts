@@ -34,9 +34,9 @@ export class PasswordResetService {
     private readonly auth: Authenticator,
     private readonly publicUrl: string
   ) {
-    this.customers = customersRepository(database.db, database.dialect)
-    this.tokens = passwordResetRepository(database.db)
-    this.outbox = outboxWriter(database.db)
+    this.customers = customersRepository(database)
+    this.tokens = passwordResetRepository(database)
+    this.outbox = outboxWriter(database)
   }
 
   /**
@@ -46,13 +46,13 @@ export class PasswordResetService {
    */
   async request(body: Static<typeof ResetRequestBody>): Promise<Static<typeof MessageResponse>> {
     const email = emailOf(body.email, '/email')
-    const customer = await this.customers.idByEmail(this.database.reader, email)
+    const customer = await this.customers.idByEmail(email)
     if (customer !== undefined) {
-      await this.database.unitOfWork.run(async (trx) => {
+      await this.database.unitOfWork.run(async (tx) => {
         const now = this.clock.now()
-        if ((await this.tokens.issuedSince(trx, customer.id, now - RESET_TOKEN_TTL_MS)) >= MAX_RESETS_PER_HOUR) return
+        if ((await this.tokens.issuedSince(tx, customer.id, now - RESET_TOKEN_TTL_MS)) >= MAX_RESETS_PER_HOUR) return
         const token = newSecret()
-        await this.tokens.insert(trx, {
+        await this.tokens.insert(tx, {
           token_hash: sha256Hex(token),
           customer_id: customer.id,
           created_at: now,
@@ -60,7 +60,7 @@ export class PasswordResetService {
         })
         const link = `${this.publicUrl}/reset-password?token=${encodeURIComponent(token)}`
         await this.outbox.enqueue(
-          trx,
+          tx,
           [
             {
               channel: 'email',
@@ -85,14 +85,14 @@ export class PasswordResetService {
   async confirm(body: Static<typeof ResetConfirmBody>): Promise<Static<typeof StatusResponse>> {
     const tokenHash = sha256Hex(body.token)
     // A dead token is turned away before the slow hash; the transaction checks again.
-    if ((await this.tokens.findLive(this.database.reader, tokenHash, this.clock.now())) === undefined) throw problems.invalidToken()
+    if ((await this.tokens.findLive(tokenHash, this.clock.now())) === undefined) throw problems.invalidToken()
     const passwordHash = await hashPassword(body.password)
-    const customerId = await this.database.unitOfWork.run(async (trx) => {
+    const customerId = await this.database.unitOfWork.run(async (tx) => {
       const now = this.clock.now()
-      const spent = await this.tokens.spend(trx, tokenHash, now)
+      const spent = await this.tokens.spend(tx, tokenHash, now)
       if (spent === undefined) throw problems.invalidToken()
-      await this.tokens.spendAllOf(trx, spent.customer_id, now)
-      await this.tokens.setPassword(trx, spent.customer_id, passwordHash, now)
+      await this.tokens.spendAllOf(tx, spent.customer_id, now)
+      await this.tokens.setPassword(tx, spent.customer_id, passwordHash, now)
       return spent.customer_id
     })
     this.auth.forgetCustomer(customerId)

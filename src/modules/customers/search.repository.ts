@@ -1,8 +1,7 @@
-import { type Kysely, sql } from 'kysely'
+import type { Kysely } from 'kysely'
 import { NAME_PREFIX_MAX } from '../../db/migrations/0008_customer_name_prefixes.js'
-import { type Param, type PreparedQuery, prepare } from '../../db/prepared.js'
-import type { QueryRunner } from '../../db/query-runner.js'
 import type { DB } from '../../db/schema.js'
+import type { StatementCompiler } from '../../db/statement.js'
 import type { PrefixRange } from './search.words.js'
 
 /** A search hit as read; the view joins the names. */
@@ -15,8 +14,15 @@ export interface SearchRow {
 
 // A word: the kept prefix it starts with (its first NAME_PREFIX_MAX code points) and its range.
 type WordParams<N extends string> = { [K in `prefix${N}` | `from${N}` | `to${N}`]: string }
-type OneWordParams = WordParams<'0'>
-type TwoWordParams = WordParams<'0'> & WordParams<'1'>
+type OneWordParams = WordParams<'0'> & { limit: number }
+type TwoWordParams = WordParams<'0'> & WordParams<'1'> & { limit: number }
+
+/** A word's parameters in a statement: the kept prefix and the range of names it starts. */
+interface WordRange {
+  prefix: string
+  from: string
+  to: string
+}
 
 /**
  * Hits in result order from one range of `customer_name_prefixes` (migration 0008): the rows of
@@ -26,94 +32,74 @@ type TwoWordParams = WordParams<'0'> & WordParams<'1'>
  * read in order until the limit, and a row in it has its first name in the word's range (no name
  * starts with both words, see queryWords).
  */
-function hitsOf<P extends OneWordParams | TwoWordParams>(db: Kysely<DB>, p: Param<P>, limit: number, word: '0' | '1', last?: '0' | '1') {
-  const at = <K extends string>(name: K) => p(name as never) as unknown as string
+function hitsOf(db: Kysely<DB>, word: WordRange, limit: number, last?: WordRange) {
   let query = db
     .selectFrom('customer_name_prefixes')
     .select(['customer_id as id', 'first_name', 'last_name', 'email', 'last_name_lc', 'first_name_lc'])
-    .where('prefix', '=', at(`prefix${word}`))
+    .where('prefix', '=', word.prefix)
   if (last === undefined) {
     // The range matters only for a word longer than the prefixes kept.
     query = query.where((eb) =>
       eb.or([
-        eb.and([eb('first_name_lc', '>=', at(`from${word}`)), eb('first_name_lc', '<', at(`to${word}`))]),
-        eb.and([eb('last_name_lc', '>=', at(`from${word}`)), eb('last_name_lc', '<', at(`to${word}`))])
+        eb.and([eb('first_name_lc', '>=', word.from), eb('first_name_lc', '<', word.to)]),
+        eb.and([eb('last_name_lc', '>=', word.from), eb('last_name_lc', '<', word.to)])
       ])
     )
   } else {
     query = query
-      .where('last_name_lc', '>=', at(`from${last}`))
-      .where('last_name_lc', '<', at(`to${last}`))
-      .where('first_name_lc', '>=', at(`from${word}`))
-      .where('first_name_lc', '<', at(`to${word}`))
+      .where('last_name_lc', '>=', last.from)
+      .where('last_name_lc', '<', last.to)
+      .where('first_name_lc', '>=', word.from)
+      .where('first_name_lc', '<', word.to)
   }
-  return query.orderBy('last_name_lc').orderBy('first_name_lc').orderBy('customer_id').limit(sql.lit(limit))
+  return query.orderBy('last_name_lc').orderBy('first_name_lc').orderBy('customer_id').limit(limit)
 }
 
 /**
- * D-33 for one word: its hits are one range of `customer_name_prefixes`, already in result order
- * and holding the fields of a hit, read until the limit.
+ * Customer search by name prefixes (D-33): one statement for one word, one for two; the limit (1 to
+ * 100) is a parameter, so neither database keeps a statement per limit.
  */
-function oneWordQuery(db: Kysely<DB>, limit: number): PreparedQuery<OneWordParams, SearchRow> {
-  return prepare<OneWordParams, SearchRow>(db, (db, p) => {
-    const hits = hitsOf(db, p, limit, '0')
-    return db.selectFrom(hits.as('h')).select(['h.id', 'h.first_name', 'h.last_name', 'h.email'])
+export function searchRepository(database: StatementCompiler) {
+  // D-33 for one word: its hits are one range of `customer_name_prefixes`, already in result order
+  // and holding the fields of a hit, read until the limit.
+  const oneWord = database.prepare<OneWordParams, SearchRow>('search.oneWord', (db, param) => {
+    const word = { prefix: param('prefix0'), from: param('from0'), to: param('to0') }
+    return db.selectFrom(hitsOf(db, word, param('limit')).as('h')).select(['h.id', 'h.first_name', 'h.last_name', 'h.email'])
   })
-}
 
-/**
- * D-33 for two words (queryWords leaves no word starting another, so no name starts with two of
- * them and a hit needs one word per name: more than two words never match): first name in one
- * word's range and last name in the other's, both ways, each one ordered key range of
- * `customer_name_prefixes` read until the limit. The union is ordered once more.
- */
-function twoWordQuery(db: Kysely<DB>, limit: number): PreparedQuery<TwoWordParams, SearchRow> {
-  return prepare<TwoWordParams, SearchRow>(db, (db, p) => {
-    const firstWordFirst = db.selectFrom(hitsOf(db, p, limit, '0', '1').as('a')).selectAll()
-    const secondWordFirst = db.selectFrom(hitsOf(db, p, limit, '1', '0').as('b')).selectAll()
+  // D-33 for two words (queryWords leaves no word starting another, so no name starts with two of
+  // them and a hit needs one word per name: more than two words never match): first name in one
+  // word's range and last name in the other's, both ways, each one ordered key range of
+  // `customer_name_prefixes` read until the limit. The union is ordered once more.
+  const twoWords = database.prepare<TwoWordParams, SearchRow>('search.twoWords', (db, param) => {
+    const first = { prefix: param('prefix0'), from: param('from0'), to: param('to0') }
+    const second = { prefix: param('prefix1'), from: param('from1'), to: param('to1') }
+    const firstWordFirst = db.selectFrom(hitsOf(db, first, param('limit'), second).as('a')).selectAll()
+    const secondWordFirst = db.selectFrom(hitsOf(db, second, param('limit'), first).as('b')).selectAll()
     return db
       .selectFrom(firstWordFirst.union(secondWordFirst).as('h'))
       .select(['h.id', 'h.first_name', 'h.last_name', 'h.email'])
       .orderBy('h.last_name_lc')
       .orderBy('h.first_name_lc')
       .orderBy('h.id')
-      .limit(sql.lit(limit))
+      .limit(param('limit'))
   })
-}
 
-/**
- * Customer search by name prefixes (D-33). One statement is compiled per number of words and
- * limit (1 to 100), on first use, with the limit written into the SQL as a constant.
- */
-export function searchRepository(db: Kysely<DB>) {
-  const oneWord = new Map<number, PreparedQuery<OneWordParams, SearchRow>>()
-  const twoWords = new Map<number, PreparedQuery<TwoWordParams, SearchRow>>()
   const keptPrefix = (word: PrefixRange) => [...word.from].slice(0, NAME_PREFIX_MAX).join('')
 
   return {
     /** Hits for one or two word ranges, read outside any transaction. */
-    search(runner: QueryRunner, ranges: readonly [PrefixRange] | readonly [PrefixRange, PrefixRange], limit: number): Promise<SearchRow[]> {
+    search(ranges: readonly [PrefixRange] | readonly [PrefixRange, PrefixRange], limit: number): Promise<SearchRow[]> {
       const [first, second] = ranges
-      if (second === undefined) {
-        let query = oneWord.get(limit)
-        if (query === undefined) {
-          query = oneWordQuery(db, limit)
-          oneWord.set(limit, query)
-        }
-        return query.rows(runner, { prefix0: keptPrefix(first), from0: first.from, to0: first.to })
-      }
-      let query = twoWords.get(limit)
-      if (query === undefined) {
-        query = twoWordQuery(db, limit)
-        twoWords.set(limit, query)
-      }
-      return query.rows(runner, {
+      if (second === undefined) return oneWord.rows({ prefix0: keptPrefix(first), from0: first.from, to0: first.to, limit })
+      return twoWords.rows({
         prefix0: keptPrefix(first),
         from0: first.from,
         to0: first.to,
         prefix1: keptPrefix(second),
         from1: second.from,
-        to1: second.to
+        to1: second.to,
+        limit
       })
     }
   }

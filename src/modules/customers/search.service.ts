@@ -15,8 +15,8 @@ const MAX_QUERY = 100
 export class SearchService {
   private readonly repo: SearchRepository
 
-  constructor(private readonly database: Database) {
-    this.repo = searchRepository(database.db)
+  constructor(database: Database) {
+    this.repo = searchRepository(database)
   }
 
   /** Customers whose first or last name starts with each word of the query, ordered, at most `limit`. */
@@ -30,7 +30,7 @@ export class SearchService {
     const [first, second, third] = queryWords(body.query).map(prefixRange)
     // No name starts with two of the words, so three or more can never all match (search.words.ts).
     if (first === undefined || third !== undefined) return { customer: [] }
-    const rows = await this.repo.search(this.database.reader, second === undefined ? [first] : [first, second], limit)
+    const rows = await this.repo.search(second === undefined ? [first] : [first, second], limit)
     return {
       customer: rows.map((row) => ({
         customer_id: row.id,

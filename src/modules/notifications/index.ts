@@ -36,18 +36,17 @@ export interface CreateDispatcherDeps {
 export function createChannels(
   deps: Pick<CreateDispatcherDeps, 'settings' | 'database' | 'dataKey'> & { clock: Clock; timeoutMs: number; inFlightPerChannel: number }
 ): ChannelSet {
-  const repository = notificationsRepository(deps.database.db)
+  const repository = notificationsRepository(deps.database)
   return {
     email: emailChannel({
       settings: deps.settings,
-      database: deps.database,
       repository,
-      claims: outboxClaims(deps.database.db, deps.database.dialect),
+      claims: outboxClaims(deps.database),
       dataKey: deps.dataKey,
       timeoutMs: deps.timeoutMs,
       maxConnections: deps.inFlightPerChannel
     }),
-    text: textChannel({ settings: deps.settings, database: deps.database, repository }),
+    text: textChannel({ settings: deps.settings, repository }),
     trak: trakChannel({ settings: deps.settings, repository, clock: deps.clock })
   }
 }

@@ -1,6 +1,5 @@
 import { Counter } from 'prom-client'
 import type { Database } from '../../db/database.js'
-import { prepare } from '../../db/prepared.js'
 import type { Metrics } from '../../platform/metrics.js'
 import { OUTBOX_CHANNELS as CHANNELS, type OutboxChannel, type OutboxStatus } from './outbox.table.js'
 
@@ -39,12 +38,14 @@ function countersOn(counter: MakeCounter): OutboxCounters {
  * database at scrape time so it is right wherever the dispatcher runs, and the dispatcher's counters.
  */
 export function registerOutboxMetrics(metrics: Metrics, database: Database): OutboxCounters {
-  const backlog = prepare<Record<string, never>, { channel: OutboxChannel; status: OutboxStatus; n: number | string }>(database.db, (db) =>
-    db
-      .selectFrom('outbox')
-      .select(['channel', 'status', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('status', 'in', [...BACKLOG_STATUSES])
-      .groupBy(['channel', 'status'])
+  const backlog = database.prepare<Record<string, never>, { channel: OutboxChannel; status: OutboxStatus; n: number | string }>(
+    'outbox.backlog',
+    (db) =>
+      db
+        .selectFrom('outbox')
+        .select(['channel', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('status', 'in', [...BACKLOG_STATUSES])
+        .groupBy(['channel', 'status'])
   )
   metrics.addGauge(
     'outbox_backlog',
@@ -52,7 +53,7 @@ export function registerOutboxMetrics(metrics: Metrics, database: Database): Out
     ['channel', 'status'],
     async () => {
       const counts = new Map<string, number>()
-      for (const row of await backlog.rows(database.reader, {})) counts.set(`${row.channel} ${row.status}`, Number(row.n))
+      for (const row of await backlog.rows({})) counts.set(`${row.channel} ${row.status}`, Number(row.n))
       // Every series is always present, zero included, so alerts and graphs need no special case.
       return CHANNELS.flatMap((channel) =>
         BACKLOG_STATUSES.map((status) => ({ labels: { channel, status }, value: counts.get(`${channel} ${status}`) ?? 0 }))

@@ -1,7 +1,4 @@
-import type { Kysely, Transaction } from 'kysely'
-import { prepare } from '../../db/prepared.js'
-import type { QueryRunner } from '../../db/query-runner.js'
-import type { DB } from '../../db/schema.js'
+import type { StatementCompiler, Tx } from '../../db/statement.js'
 import { STEP_ENTRY_TYPES } from '../orders/orders.table.js'
 
 /** How to reach a customer, read when a message is delivered, not when it was written (D-60). */
@@ -22,30 +19,30 @@ export interface TrackedEntry {
 }
 
 /** The rows of other modules the channels read and write: contacts and `tracked` history entries. */
-export function notificationsRepository(db: Kysely<DB>) {
-  const contact = prepare<{ id: string }, Contact>(db, (db, p) =>
-    db.selectFrom('customers').select(['first_name', 'last_name', 'email', 'phone']).where('id', '=', p('id'))
+export function notificationsRepository(database: StatementCompiler) {
+  const contact = database.prepare<{ id: string }, Contact>('notifications.contact', (db, param) =>
+    db.selectFrom('customers').select(['first_name', 'last_name', 'email', 'phone']).where('id', '=', param('id'))
   )
 
-  const tracked = prepare<TrackedEntry, unknown>(db, (db, p) =>
+  const tracked = database.prepare<TrackedEntry, unknown>('notifications.tracked', (db, param) =>
     db.insertInto('order_history').values({
-      order_id: p('order_id'),
-      at: p('at'),
+      order_id: param('order_id'),
+      at: param('at'),
       type: 'tracked',
-      position: p('position'),
-      description: p('description'),
+      position: param('position'),
+      description: param('description'),
       actor: 'system',
       // A row written before migration 0011, or by an older process during a rolling upgrade, has
       // no history_id: the step entry is the order's latest of that step and millisecond.
       follows: (eb) =>
         eb.fn.coalesce(
-          eb.val(p('follows')),
+          eb.val(param('follows')),
           eb
             .selectFrom('order_history as h')
             .select((eb) => eb.fn.max('h.id').as('id'))
-            .where('h.order_id', '=', p('order_id'))
-            .where('h.at', '=', p('at'))
-            .where('h.position', '=', p('position'))
+            .where('h.order_id', '=', param('order_id'))
+            .where('h.at', '=', param('at'))
+            .where('h.position', '=', param('position'))
             .where('h.type', 'in', [...STEP_ENTRY_TYPES])
         )
     })
@@ -53,11 +50,11 @@ export function notificationsRepository(db: Kysely<DB>) {
 
   return {
     /** The customer's current name, e-mail and phone; undefined when there is no such customer. */
-    contact: (reader: QueryRunner, id: string) => contact.first(reader, { id }),
+    contact: (id: string) => contact.first({ id }),
 
     /** D-56: a `trak` event is a `tracked` history entry by actor `system`. */
-    insertTracked: async (trx: Transaction<DB>, entry: TrackedEntry) => {
-      await tracked.run(trx, entry)
+    insertTracked: async (tx: Tx, entry: TrackedEntry) => {
+      await tracked.run(entry, tx)
     }
   }
 }

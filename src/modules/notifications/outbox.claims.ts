@@ -1,8 +1,6 @@
-import type { Kysely, Transaction } from 'kysely'
-import type { Dialect } from '../../db/dialect.js'
-import { type Param, prepare } from '../../db/prepared.js'
-import type { QueryRunner } from '../../db/query-runner.js'
+import type { Kysely } from 'kysely'
 import type { DB } from '../../db/schema.js'
+import type { Param, StatementCompiler, Tx } from '../../db/statement.js'
 import type { OutboxChannel, OutboxTemplate } from './outbox.table.js'
 
 /** An outbox row a dispatcher holds a lease on. */
@@ -38,13 +36,13 @@ function skipParams(skipped: SkippedChannels): Pick<Due, 'skip1' | 'skip2' | 'sk
 // dispatcher loses nothing), and first in line of their order. D-60 order per transaction: an
 // earlier row of the same order that is still pending (waiting, backing off or claimed) holds later
 // ones back; delivered, skipped and dead rows do not. Rows of no order are independent.
-function deliverable(db: Kysely<DB>, p: Param<Due>) {
+function deliverable(db: Kysely<DB>, param: Param<Due>) {
   return db
     .selectFrom('outbox as o')
     .where('o.status', '=', 'pending')
-    .where('o.next_attempt_at', '<=', p('now'))
-    .where('o.channel', 'not in', [p('skip1'), p('skip2'), p('skip3')])
-    .where((eb) => eb.or([eb('o.claimed_until', 'is', null), eb('o.claimed_until', '<=', p('now'))]))
+    .where('o.next_attempt_at', '<=', param('now'))
+    .where('o.channel', 'not in', [param('skip1'), param('skip2'), param('skip3')])
+    .where((eb) => eb.or([eb('o.claimed_until', 'is', null), eb('o.claimed_until', '<=', param('now'))]))
     .where((eb) =>
       eb.not(
         eb.exists(
@@ -60,20 +58,20 @@ function deliverable(db: Kysely<DB>, p: Param<Due>) {
 }
 
 /** SQL of the dispatcher: finding, claiming and settling outbox rows (D-60, D-61). Compiled once. */
-export function outboxClaims(db: Kysely<DB>, dialect: Dialect) {
-  const due = prepare<Due, { id: number }>(db, (db, p) => deliverable(db, p).select('o.id').limit(1))
+export function outboxClaims(database: StatementCompiler) {
+  const due = database.prepare<Due, { id: number }>('outbox.due', (db, param) => deliverable(db, param).select('o.id').limit(1))
 
   // One statement takes the lease on up to `limit` rows. PostgreSQL: FOR UPDATE SKIP LOCKED, so
   // dispatchers claiming at the same moment each get other rows and never wait on each other (D-61);
   // a row another claim just leased is re-checked by PostgreSQL and no longer matches. SQLite has one
   // writer at a time (begin immediate), so the plain statement is already exclusive.
-  const claim = prepare<Due & { me: string; until: number; limit: number }, ClaimedRow>(db, (db, p) =>
+  const claim = database.prepare<Due & { me: string; until: number; limit: number }, ClaimedRow>('outbox.claim', (db, param) =>
     db
       .updateTable('outbox')
-      .set({ claimed_by: p('me'), claimed_until: p('until'), updated_at: p('now') })
+      .set({ claimed_by: param('me'), claimed_until: param('until'), updated_at: param('now') })
       .where('id', 'in', () => {
-        const candidates = deliverable(db, p).select('o.id').orderBy('o.id').limit(p('limit'))
-        return dialect.supportsSkipLocked ? candidates.forUpdate('o').skipLocked() : candidates
+        const candidates = deliverable(db, param).select('o.id').orderBy('o.id').limit(param('limit'))
+        return database.dialect.supportsSkipLocked ? candidates.forUpdate('o').skipLocked() : candidates
       })
       .returning([
         'id',
@@ -95,83 +93,77 @@ export function outboxClaims(db: Kysely<DB>, dialect: Dialect) {
 
   // Every outcome applies only while this dispatcher still holds the row: a dispatcher whose lease
   // ran out and was taken over records nothing, so a row is settled once.
-  const delivered = prepare<Held, unknown>(db, (db, p) =>
+  const delivered = database.prepare<Held, unknown>('outbox.delivered', (db, param) =>
     db
       .updateTable('outbox')
-      .set({ status: 'delivered', delivered_at: p('now'), updated_at: p('now'), claimed_by: null, claimed_until: null })
-      .where('id', '=', p('id'))
-      .where('claimed_by', '=', p('me'))
+      .set({ status: 'delivered', delivered_at: param('now'), updated_at: param('now'), claimed_by: null, claimed_until: null })
+      .where('id', '=', param('id'))
+      .where('claimed_by', '=', param('me'))
       .where('status', '=', 'pending')
   )
 
-  const skipped = prepare<Held & { reason: string }, unknown>(db, (db, p) =>
+  const skipped = database.prepare<Held & { reason: string }, unknown>('outbox.skipped', (db, param) =>
     db
       .updateTable('outbox')
-      .set({ status: 'skipped', last_error: p('reason'), updated_at: p('now'), claimed_by: null, claimed_until: null })
-      .where('id', '=', p('id'))
-      .where('claimed_by', '=', p('me'))
+      .set({ status: 'skipped', last_error: param('reason'), updated_at: param('now'), claimed_by: null, claimed_until: null })
+      .where('id', '=', param('id'))
+      .where('claimed_by', '=', param('me'))
       .where('status', '=', 'pending')
   )
 
-  const failed = prepare<Held & { status: 'pending' | 'dead'; attempts: number; next: number; error: string }, unknown>(db, (db, p) =>
-    db
-      .updateTable('outbox')
-      .set({
-        status: p('status'),
-        attempts: p('attempts'),
-        next_attempt_at: p('next'),
-        last_error: p('error'),
-        updated_at: p('now'),
-        claimed_by: null,
-        claimed_until: null
-      })
-      .where('id', '=', p('id'))
-      .where('claimed_by', '=', p('me'))
-      .where('status', '=', 'pending')
+  const failed = database.prepare<Held & { status: 'pending' | 'dead'; attempts: number; next: number; error: string }, unknown>(
+    'outbox.failed',
+    (db, param) =>
+      db
+        .updateTable('outbox')
+        .set({
+          status: param('status'),
+          attempts: param('attempts'),
+          next_attempt_at: param('next'),
+          last_error: param('error'),
+          updated_at: param('now'),
+          claimed_by: null,
+          claimed_until: null
+        })
+        .where('id', '=', param('id'))
+        .where('claimed_by', '=', param('me'))
+        .where('status', '=', 'pending')
   )
 
-  const scrub = prepare<{ id: number; payload: string }, unknown>(db, (db, p) =>
+  const scrub = database.prepare<{ id: number; payload: string }, unknown>('outbox.scrub', (db, param) =>
     db
       .updateTable('outbox')
-      .set({ payload: p('payload') })
-      .where('id', '=', p('id'))
+      .set({ payload: param('payload') })
+      .where('id', '=', param('id'))
   )
 
   return {
     /** True when some row of a channel not skipped could be claimed now; a read, so idle polls take no write lock. */
-    hasDue: async (reader: QueryRunner, now: number, skipped: SkippedChannels = []): Promise<boolean> =>
-      (await due.first(reader, { now, ...skipParams(skipped) })) !== undefined,
+    hasDue: async (now: number, skipped: SkippedChannels = []): Promise<boolean> =>
+      (await due.first({ now, ...skipParams(skipped) })) !== undefined,
 
     /** Leases up to `limit` deliverable rows of the channels not skipped to dispatcher `me` until `until`, lowest id first. */
-    claim: async (
-      trx: Transaction<DB>,
-      me: string,
-      now: number,
-      until: number,
-      limit: number,
-      skipped: SkippedChannels = []
-    ): Promise<ClaimedRow[]> => {
-      const rows = await claim.rows(trx, { me, now, until, limit, ...skipParams(skipped) })
+    claim: async (tx: Tx, me: string, now: number, until: number, limit: number, skipped: SkippedChannels = []): Promise<ClaimedRow[]> => {
+      const rows = await claim.rows({ me, now, until, limit, ...skipParams(skipped) }, tx)
       return rows.sort((a, b) => a.id - b.id)
     },
 
     /** Marks a held row delivered; false when the lease was lost. */
-    markDelivered: async (trx: Transaction<DB>, held: Held): Promise<boolean> => (await delivered.run(trx, held)) === 1,
+    markDelivered: async (tx: Tx, held: Held): Promise<boolean> => (await delivered.run(held, tx)) === 1,
 
     /** Marks a held row skipped with its reason; false when the lease was lost. */
-    markSkipped: async (trx: Transaction<DB>, held: Held, reason: string): Promise<boolean> =>
-      (await skipped.run(trx, { ...held, reason })) === 1,
+    markSkipped: async (tx: Tx, held: Held, reason: string): Promise<boolean> => (await skipped.run({ ...held, reason }, tx)) === 1,
 
     /** Records a failure: back to pending at `next`, or dead; false when the lease was lost. */
     markFailed: async (
-      trx: Transaction<DB>,
+      tx: Tx,
       held: Held,
       outcome: { status: 'pending' | 'dead'; attempts: number; next: number; error: string }
-    ): Promise<boolean> => (await failed.run(trx, { ...held, ...outcome })) === 1,
+    ): Promise<boolean> => (await failed.run({ ...held, ...outcome }, tx)) === 1,
 
     /** Replaces a row's payload, e.g. to drop a reset link once it was sent (D-73). */
-    scrubPayload: async (trx: Transaction<DB>, id: number, payload: string): Promise<void> => {
-      await scrub.run(trx, { id, payload })
+    scrubPayload: async (tx: Tx, id: number, payload: string): Promise<void> => {
+      await scrub.run({ id, payload }, tx)
     }
   }
 }

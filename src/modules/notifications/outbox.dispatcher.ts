@@ -89,7 +89,7 @@ export class Dispatcher {
 
   constructor(private readonly deps: DispatcherDeps) {
     this.id = deps.options.id
-    this.claims = outboxClaims(deps.database.db, deps.database.dialect)
+    this.claims = outboxClaims(deps.database)
     this.log = deps.logger.child({ component: 'outbox-dispatcher', dispatcher: this.id })
   }
 
@@ -137,8 +137,8 @@ export class Dispatcher {
   private async claimDue(limit: number, skipped: SkippedChannels): Promise<ClaimedRow[]> {
     const { database, clock, options } = this.deps
     const now = clock.now()
-    if (!(await this.claims.hasDue(database.reader, now, skipped))) return []
-    return database.unitOfWork.run((trx) => this.claims.claim(trx, this.id, now, now + options.leaseMs, limit, skipped))
+    if (!(await this.claims.hasDue(now, skipped))) return []
+    return database.unitOfWork.run((tx) => this.claims.claim(tx, this.id, now, now + options.leaseMs, limit, skipped))
   }
 
   private async run(): Promise<void> {
@@ -259,9 +259,9 @@ export class Dispatcher {
     const context = { event_id: row.event_id, channel: row.channel, template: row.template }
     let applied: boolean
     if (result.kind === 'delivered') {
-      applied = await database.unitOfWork.run(async (trx) => {
-        const marked = await this.claims.markDelivered(trx, held)
-        if (marked && result.onDelivered !== undefined) await result.onDelivered(trx, now)
+      applied = await database.unitOfWork.run(async (tx) => {
+        const marked = await this.claims.markDelivered(tx, held)
+        if (marked && result.onDelivered !== undefined) await result.onDelivered(tx, now)
         return marked
       })
       if (applied) {
@@ -269,7 +269,7 @@ export class Dispatcher {
         this.log.debug({ ...context, attempts: row.attempts }, 'outbox message delivered')
       }
     } else if (result.kind === 'skipped') {
-      applied = await database.unitOfWork.run((trx) => this.claims.markSkipped(trx, held, result.reason))
+      applied = await database.unitOfWork.run((tx) => this.claims.markSkipped(tx, held, result.reason))
       if (applied) {
         counters.skipped(row.channel)
         this.log.info({ ...context, reason: result.reason }, 'outbox message skipped')
@@ -281,9 +281,9 @@ export class Dispatcher {
       // A date is read against this dispatcher's clock, the one `next` is counted on.
       const asked = Math.min(retryAfter(result.retryAfter ?? null, now) ?? 0, options.retry.maxDelayMs)
       const next = dead ? now : now + Math.max(retryDelay(attempts, options.retry, options.random), asked)
-      applied = await database.unitOfWork.run(async (trx) => {
-        const marked = await this.claims.markFailed(trx, held, { status: dead ? 'dead' : 'pending', attempts, next, error: result.error })
-        if (marked && result.onFailed !== undefined) await result.onFailed(trx, now)
+      applied = await database.unitOfWork.run(async (tx) => {
+        const marked = await this.claims.markFailed(tx, held, { status: dead ? 'dead' : 'pending', attempts, next, error: result.error })
+        if (marked && result.onFailed !== undefined) await result.onFailed(tx, now)
         return marked
       })
       if (applied) {

@@ -51,7 +51,7 @@ export function outboxOperations(database: Database, clock: Clock) {
      * delivered or skipped are left alone.
      */
     retry: (ref: string): Promise<RetryOutcome> =>
-      database.unitOfWork.run(async (trx) => {
+      database.unitOfWork.run(async ({ db: trx }) => {
         const now = clock.now()
         let query = trx.selectFrom('outbox').select(COLUMNS)
         query = /^\d{1,15}$/.test(ref) ? query.where('id', '=', Number(ref)) : query.where('event_id', '=', ref)

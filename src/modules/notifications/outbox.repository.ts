@@ -1,7 +1,6 @@
-import type { Expression, Kysely, Transaction } from 'kysely'
+import type { Expression } from 'kysely'
 import { newTimeOrderedId } from '../../common/ids.js'
-import { type Param, type PreparedQuery, prepare } from '../../db/prepared.js'
-import type { DB } from '../../db/schema.js'
+import type { Param, StatementCompiler, Tx } from '../../db/statement.js'
 import type { OutboxChannel, OutboxTemplate } from './outbox.table.js'
 
 /** What a `step` message needs: a transaction entered a step (D-60). Contact details are read at delivery. */
@@ -33,35 +32,49 @@ export function newEventId(nowMs: number): string {
   return newTimeOrderedId('msg', nowMs)
 }
 
-/** The parameters of `outboxRows`: `now` and six per message, numbered from 0. */
-export type OutboxRowParams = Record<string, string | number | null>
+/** The parameters of `outboxRows`: `now`, `history_id` and six per message, numbered from 0. */
+export type OutboxRowParams = {
+  now: number
+  history_id: number | null
+  [event: `event_id${number}`]: string
+  [channel: `channel${number}`]: OutboxChannel
+  [template: `template${number}`]: OutboxTemplate
+  [order: `order_id${number}`]: number | null
+  [customer: `customer_id${number}`]: string | null
+  [payload: `payload${number}`]: string
+}
+
+/** Most messages one INSERT writes: a step announces each of its (at most three) events once. */
+export const MAX_MESSAGES_PER_INSERT = 3
 
 /**
  * The rows of an INSERT INTO outbox for `count` messages, in message order (so ids keep the
  * delivery order), their values the parameters `outboxRowParams` fills in. Shared by the writer
- * below and by statements that write a change and its messages at once (orders/step-entry.ts).
+ * below and by statements that write a change and its messages at once (orders/step-entry.ts),
+ * which may give the history entry's and the order's ids as expressions of their own.
  */
 export function outboxRows(
   count: number,
-  p: Param<OutboxRowParams>,
-  historyId: Expression<number | null> | number | null = p('history_id') as number | null
+  param: Param<OutboxRowParams>,
+  historyId: Expression<number | null> | number | null = param('history_id'),
+  orderId?: Expression<number>
 ) {
   return Array.from({ length: count }, (_, i) => ({
-    event_id: p(`event_id${i}`) as string,
-    channel: p(`channel${i}`) as OutboxChannel,
-    template: p(`template${i}`) as OutboxTemplate,
-    order_id: p(`order_id${i}`) as number | null,
-    customer_id: p(`customer_id${i}`) as string | null,
+    event_id: param(`event_id${i}`),
+    channel: param(`channel${i}`),
+    template: param(`template${i}`),
+    order_id: orderId ?? param(`order_id${i}`),
+    customer_id: param(`customer_id${i}`),
     history_id: historyId,
-    payload: p(`payload${i}`) as string,
+    payload: param(`payload${i}`),
     status: 'pending' as const,
     attempts: 0,
-    next_attempt_at: p('now') as number,
+    next_attempt_at: param('now'),
     claimed_by: null,
     claimed_until: null,
     last_error: null,
-    created_at: p('now') as number,
-    updated_at: p('now') as number,
+    created_at: param('now'),
+    updated_at: param('now'),
     delivered_at: null
   }))
 }
@@ -81,24 +94,27 @@ export function outboxRowParams(messages: readonly OutboxMessage[], now: number,
 }
 
 /** Writes outbox rows; always inside the transaction of the change that caused them (D-60). */
-export function outboxWriter(db: Kysely<DB>) {
-  // One multi-row INSERT per number of messages (a step announces at most a few): one round trip
-  // for all of a change's messages.
-  const inserts = new Map<number, PreparedQuery<OutboxRowParams, unknown>>()
-  const insertOf = (count: number) => {
-    let insert = inserts.get(count)
-    if (insert === undefined) {
-      insert = prepare<OutboxRowParams, unknown>(db, (db, p) => db.insertInto('outbox').values(outboxRows(count, p)))
-      inserts.set(count, insert)
-    }
-    return insert
-  }
+export function outboxWriter(database: StatementCompiler) {
+  // One multi-row INSERT per number of messages, up to three (a step's events): one round trip
+  // for all of a change's messages. More (a test's batch) are written three at a time, in order.
+  const inserts = Array.from({ length: MAX_MESSAGES_PER_INSERT }, (_, i) =>
+    database.prepare<OutboxRowParams, never>(`outbox.insert.${i + 1}`, (db, param) =>
+      db.insertInto('outbox').values(outboxRows(i + 1, param))
+    )
+  )
 
   return {
     /** Adds messages in order; they are delivered in id order per transaction. `historyId`: the step entry they announce. */
-    async enqueue(trx: Transaction<DB>, messages: readonly OutboxMessage[], now: number, historyId: number | null = null): Promise<void> {
+    async enqueue(tx: Tx, messages: readonly OutboxMessage[], now: number, historyId: number | null = null): Promise<void> {
       if (messages.length === 0) return
-      await insertOf(messages.length).run(trx, outboxRowParams(messages, now, historyId))
+      if (messages.length <= MAX_MESSAGES_PER_INSERT) {
+        await inserts[messages.length - 1]!.run(outboxRowParams(messages, now, historyId), tx)
+        return
+      }
+      for (let from = 0; from < messages.length; from += MAX_MESSAGES_PER_INSERT) {
+        const some = messages.slice(from, from + MAX_MESSAGES_PER_INSERT)
+        await inserts[some.length - 1]!.run(outboxRowParams(some, now, historyId), tx)
+      }
     }
   }
 }

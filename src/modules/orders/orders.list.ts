@@ -1,25 +1,13 @@
-import { type Kysely, sql } from 'kysely'
 import type { Static } from 'typebox'
 import type { TimeFormatter } from '../../common/time-format.js'
-import type { Database } from '../../db/database.js'
-import { type PreparedQuery, prepare } from '../../db/prepared.js'
-import type { DB } from '../../db/schema.js'
+import type { StatementCompiler } from '../../db/statement.js'
 import type { Principal } from '../../platform/principal.js'
 import { invalidField } from '../../platform/problems.js'
 import { serviceNameKey } from '../catalogue/names.js'
 import { wholeInRange } from './order-rules.js'
-import { fullViewSelect } from './orders.repository.js'
 import type { ListBody, ListResponse } from './orders.schemas.js'
-import { type FullViewRow, toTransactionView } from './orders.views.js'
-
-interface Filters {
-  customerId?: string
-  serviceKey?: string
-  position?: number
-  status?: 'open' | 'closed'
-  before?: number
-  limit: number
-}
+import { toTransactionView } from './orders.views.js'
+import { type ListFilters, type OrdersListRepository, ordersListRepository } from './orders-list.repository.js'
 
 // A cursor names the last order of a page; opaque to clients, checked when read back.
 function encodeCursor(id: number): string {
@@ -32,47 +20,20 @@ function decodeCursor(cursor: string): number {
   return Number(match[1])
 }
 
-/**
- * D-57: orders newest first, filtered, keyset-paginated by internal id. One query per page: the
- * page's ids in a subquery, their full views around it. Each combination of filters and page size is compiled once.
- */
+/** D-57: a page of orders, newest first, filtered as the caller may see them. */
 export class OrdersList {
-  private readonly compiled = new Map<string, PreparedQuery<Filters, FullViewRow>>()
+  private readonly orders: OrdersListRepository
 
   constructor(
-    private readonly database: Database,
+    database: StatementCompiler,
     private readonly time: TimeFormatter
-  ) {}
-
-  private query(filters: Filters): PreparedQuery<Filters, FullViewRow> {
-    const shape = ['customerId', 'serviceKey', 'position', 'status', 'before'].filter((k) => filters[k as keyof Filters] !== undefined)
-    // The page size (2 to 101) is written into the SQL: SQLite plans a bounded sort for a constant.
-    const limit = filters.limit
-    const key = `${shape.join(',')}:${limit}`
-    let query = this.compiled.get(key)
-    if (query === undefined) {
-      query = prepare<Filters, FullViewRow>(this.database.db, (db: Kysely<DB>, p) => {
-        let ids = db.selectFrom('orders as o').select('o.id')
-        if (shape.includes('customerId')) ids = ids.where('o.customer_id', '=', p('customerId')!)
-        if (shape.includes('serviceKey')) {
-          ids = ids.where('o.service_id', 'in', db.selectFrom('services').select('id').where('name_key', '=', p('serviceKey')!))
-        }
-        if (shape.includes('position')) {
-          ids = ids.where('o.step_id', 'in', db.selectFrom('service_steps').select('id').where('position', '=', p('position')!))
-        }
-        if (shape.includes('status')) ids = ids.where('o.status', '=', p('status')!)
-        if (shape.includes('before')) ids = ids.where('o.id', '<', p('before')!)
-        const page = ids.orderBy('o.id', 'desc').limit(sql.lit(limit))
-        return fullViewSelect(db, this.database.dialect).where('orders.id', 'in', page).orderBy('orders.id', 'desc')
-      })
-      this.compiled.set(key, query)
-    }
-    return query
+  ) {
+    this.orders = ordersListRepository(database)
   }
 
   async list(body: ListBody, principal: Principal): Promise<Static<typeof ListResponse>> {
     const limit = body.limit === undefined ? 20 : wholeInRange(body.limit, '/limit', 1, 100)
-    const filters: Filters = { limit: limit + 1 }
+    const filters: ListFilters = { limit: limit + 1 }
     if (principal.kind === 'customer') {
       // D-57: a customer sees only their own; a filter on another customer finds nothing.
       if (body.customer_id !== undefined && body.customer_id !== principal.customerId) return { transactions: [], next_cursor: null }
@@ -85,7 +46,7 @@ export class OrdersList {
     if (body.status !== undefined) filters.status = body.status
     if (body.cursor !== undefined) filters.before = decodeCursor(body.cursor)
 
-    const rows = await this.query(filters).rows(this.database.reader, filters)
+    const rows = await this.orders.page(filters)
     // One more than the page was read to know whether another page exists.
     const page = rows.length > limit ? rows.slice(0, limit) : rows
     const views = page.map((row) => toTransactionView(row, this.time))

@@ -1,10 +1,9 @@
-import type { Transaction } from 'kysely'
 import type { Static } from 'typebox'
 import type { Clock } from '../../common/clock.js'
 import { newId } from '../../common/ids.js'
 import type { TimeFormatter } from '../../common/time-format.js'
 import type { Database } from '../../db/database.js'
-import type { DB } from '../../db/schema.js'
+import type { Tx } from '../../db/statement.js'
 import type { Caller, Writes } from '../../platform/idempotency.js'
 import { actorOf, type Principal } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
@@ -40,15 +39,15 @@ export class OrdersService {
   private readonly steps: StepEntryWriter
 
   constructor(
-    private readonly database: Database,
+    database: Database,
     private readonly writes: Writes,
     private readonly clock: Clock,
     private readonly time: TimeFormatter,
     /** Draws a transaction code (D-50). */
     drawCode: () => number
   ) {
-    this.orders = ordersRepository(database.db, database.dialect)
-    this.steps = stepEntryWriter(database.db, database.dialect, this.orders, outboxWriter(database.db), drawCode)
+    this.orders = ordersRepository(database)
+    this.steps = stepEntryWriter(database, this.orders, outboxWriter(database), drawCode)
   }
 
   /** Places an order at step 1 of a service, open (D-50); its step's events are emitted. */
@@ -63,13 +62,13 @@ export class OrdersService {
     checkDeliveryAfterPickup(pickup, delivery)
     const note = noteOf(body) ?? ''
     const serviceKey = serviceKeyOf(body.service_name)
-    return this.writes.run(caller, async (trx) => {
-      const service = await this.orders.createStart(trx, serviceKey, body.customer_id)
+    return this.writes.run(caller, async (tx) => {
+      const service = await this.orders.createStart(tx, serviceKey, body.customer_id)
       if (service === 'no customer') throw problems.customerNotFound()
       if (service === 'no service') throw problems.serviceNotFound()
       const publicId = newId('trx')
       const code = await this.steps.create(
-        trx,
+        tx,
         {
           publicId,
           customerId: body.customer_id,
@@ -91,7 +90,7 @@ export class OrdersService {
 
   /** The full view (spec Get transaction), in one query. */
   async get(publicId: string, principal: Principal): Promise<View> {
-    const order = await this.orders.fullView(this.database.reader, publicId)
+    const order = await this.orders.fullView(publicId)
     if (order === undefined) throw problems.transactionNotFound()
     assertVisible(order.customer_id, principal)
     return toTransactionView(order, this.time)
@@ -107,8 +106,8 @@ export class OrdersService {
     const delivery = body.delivery_timestamp === undefined ? undefined : timestampOf(body.delivery_timestamp, '/delivery_timestamp')
     const serviceKey = body.service_name === undefined ? undefined : serviceKeyOf(body.service_name)
     const note = noteOf(body)
-    return this.writes.run(caller, async (trx) => {
-      const order = await this.orders.lock(trx, body.transaction_id)
+    return this.writes.run(caller, async (tx) => {
+      const order = await this.orders.lock(tx, body.transaction_id)
       if (order === undefined) throw problems.transactionNotFound()
       assertVisible(order.customer_id, principal)
       if (principal.kind === 'customer' && order.status === 'closed') throw problems.transactionClosed()
@@ -119,7 +118,7 @@ export class OrdersService {
       // Where the order is after this update: its step, or step 1 of a new service.
       let at = { serviceName: order.service_name, position: order.position, description: order.step_description }
       if (serviceKey !== undefined && serviceKey !== serviceNameKey(order.service_name)) {
-        at = await this.changeService(trx, order, serviceKey, actor, now)
+        at = await this.changeService(tx, order, serviceKey, actor, now)
       }
       const changed: string[] = []
       if (pickup !== undefined && pickup !== order.pickup_at) changed.push('pickup_timestamp')
@@ -127,14 +126,17 @@ export class OrdersService {
       if (note !== undefined && note !== order.note) changed.push('note')
       const status = body.status ?? order.status
       if (changed.length > 0 || status !== order.status) {
-        await trx
-          .updateTable('orders')
-          .set({ ...next, note: note ?? order.note, status, updated_at: now })
-          .where('id', '=', order.id)
-          .execute()
+        await this.orders.update(tx, {
+          id: order.id,
+          pickupAt: next.pickup_at,
+          deliveryAt: next.delivery_at,
+          note: note ?? order.note,
+          status,
+          now
+        })
       }
       if (changed.length > 0) {
-        await this.orders.addHistory(trx, {
+        await this.orders.addHistory(tx, {
           orderId: order.id,
           at: now,
           type: 'updated',
@@ -144,7 +146,7 @@ export class OrdersService {
         })
       }
       if (status !== order.status) {
-        await this.orders.addHistory(trx, {
+        await this.orders.addHistory(tx, {
           orderId: order.id,
           at: now,
           type: status === 'closed' ? 'closed' : 'reopened',
@@ -162,21 +164,17 @@ export class OrdersService {
 
   /** D-53: a new service puts the order at its step 1, moving the counters, emitting that step's events. */
   private async changeService(
-    trx: Transaction<DB>,
+    tx: Tx,
     order: LockedOrder,
     serviceKey: string,
     actor: ReturnType<typeof actorOf>,
     now: number
   ): Promise<{ serviceName: string; position: number; description: string }> {
-    const service = await this.orders.serviceStart(trx, serviceKey)
+    const service = await this.orders.serviceStart(tx, serviceKey)
     if (service === undefined) throw problems.serviceNotFound()
-    await trx
-      .updateTable('orders')
-      .set({ service_id: service.service_id, step_id: service.step.id, updated_at: now })
-      .where('id', '=', order.id)
-      .execute()
-    await this.orders.moveCounters(trx, order.step_id, service.step.id)
-    await this.steps.record(trx, {
+    await this.orders.changeService(tx, order.id, service.service_id, service.step.id, now)
+    await this.orders.moveCounters(tx, order.step_id, service.step.id)
+    await this.steps.record(tx, {
       order: { id: order.id, publicId: order.public_id, code: order.code, customerId: order.customer_id },
       service: { name: service.service_name, stepCount: service.step_count },
       step: service.step,
@@ -193,16 +191,16 @@ export class OrdersService {
    */
   async move(body: MoveBody, caller: Caller): Promise<View> {
     const expected = body.position_number === undefined ? undefined : wholeInRange(body.position_number, '/position_number', 1, 10_000)
-    return this.writes.run(caller, async (trx) => {
-      const order = await this.orders.lockForMove(trx, body.transaction_id)
+    return this.writes.run(caller, async (tx) => {
+      const order = await this.orders.lockForMove(tx, body.transaction_id)
       if (order === undefined || order.customer_id !== body.customer_id) throw problems.transactionNotFound()
       if (order.status === 'closed') throw problems.transactionClosed()
       if (expected !== undefined && expected !== order.position) throw problems.positionChanged(order.position)
       const now = this.clock.now()
       const actor = actorOf(caller.principal)
       if (order.position >= order.step_count) {
-        await this.orders.setStep(trx, order.id, order.step_id, 'closed', now)
-        await this.orders.addHistory(trx, {
+        await this.orders.setStep(tx, order.id, order.step_id, 'closed', now)
+        await this.orders.addHistory(tx, {
           orderId: order.id,
           at: now,
           type: 'closed',
@@ -216,7 +214,7 @@ export class OrdersService {
       }
       const step = this.orders.nextStep(order)
       if (step === undefined) throw new Error(`service ${order.service_id} has no step ${order.position + 1}`)
-      await this.steps.record(trx, {
+      await this.steps.record(tx, {
         order: { id: order.id, publicId: order.public_id, code: order.code, customerId: order.customer_id },
         service: { name: order.service_name, stepCount: order.step_count },
         step,
@@ -235,7 +233,7 @@ export class OrdersService {
 
   /** D-56: what happened to the order, oldest first. */
   async history(publicId: string, principal: Principal): Promise<Static<typeof HistoryResponse>> {
-    const rows = await this.orders.historyOf(this.database.reader, publicId)
+    const rows = await this.orders.historyOf(publicId)
     if (rows.length === 0) throw problems.transactionNotFound()
     assertVisible(rows[0]!.customer_id, principal)
     return toHistoryView(publicId, rows)

@@ -1,23 +1,22 @@
-import type { Kysely, QueryCreator } from 'kysely'
-import type { Dialect } from '../../db/dialect.js'
-import { prepare } from '../../db/prepared.js'
+import type { QueryCreator } from 'kysely'
 import type { DB } from '../../db/schema.js'
-import { type HistoryParams, historyInsert, type ParamsOf } from './orders.repository.js'
+import { type Param, type StatementCompiler, type Tx, withWrite } from '../../db/statement.js'
+import { type HistoryParams, historyInsert } from './orders.repository.js'
 
 type AddParams = { orderId: number; itemId: number; unitPrice: number; quantity: number; now: number }
 /** The line an add wrote: its id (a repeat's is the existing line's) and its quantity now. */
 export type AddedLine = { id: number; quantity: number }
 
 // The unit price is copied on first add; a repeat only raises the quantity (D-54).
-function addLine(db: QueryCreator<DB>, p: ParamsOf<AddParams>) {
+function addLine(db: QueryCreator<DB>, param: Param<AddParams>) {
   return db
     .insertInto('receipt_lines')
     .values({
-      order_id: p('orderId') as number,
-      item_id: p('itemId') as number,
-      unit_price_cents: p('unitPrice') as number,
-      quantity: p('quantity') as number,
-      created_at: p('now') as number
+      order_id: param('orderId'),
+      item_id: param('itemId'),
+      unit_price_cents: param('unitPrice'),
+      quantity: param('quantity'),
+      created_at: param('now')
     })
     .onConflict((oc) =>
       oc
@@ -28,41 +27,50 @@ function addLine(db: QueryCreator<DB>, p: ParamsOf<AddParams>) {
 }
 
 /**
- * SQL of receipt lines (D-54); always run inside the transaction that locked the order. On
- * PostgreSQL an add and its history entry are one statement (the entry written in WITH): a round
- * trip is most of what a write costs there (BENCHMARKS.md). SQLite runs the two one after the other.
+ * SQL of receipt lines (D-54); always run inside the transaction that locked the order. Where the
+ * database writes in WITH (PostgreSQL), an add and its history entry are one statement: a round
+ * trip is most of what a write costs there. Elsewhere the two run one after the other.
  */
-export function receiptsRepository(db: Kysely<DB>, dialect: Dialect) {
-  const q = {
-    add: prepare<AddParams, AddedLine>(db, (db, p) => addLine(db, p)),
+export function receiptsRepository(database: StatementCompiler) {
+  const inWith = database.dialect.supportsWritesInWith
 
-    history: prepare<HistoryParams, unknown>(db, (db, p) => historyInsert(db, p)),
+  const statements = {
+    add: database.prepare<AddParams, AddedLine>('receipts.add', (db, param) => addLine(db, param)),
 
-    addWithHistory: prepare<AddParams & HistoryParams, AddedLine>(db, (db, p) =>
-      addLine(db.with('entry', (db) => historyInsert(db, p).returning('id')) as unknown as QueryCreator<DB>, p)
-    ),
+    history: database.prepare<HistoryParams, never>('receipts.history', (db, param) => historyInsert(db, param)),
 
-    decrement: prepare<{ id: number }, unknown>(db, (db, p) =>
+    addWithHistory: inWith
+      ? database.prepare<AddParams & HistoryParams, AddedLine>('receipts.addWithHistory', (db, param) =>
+          addLine(
+            withWrite(db, 'entry', (db) => historyInsert(db, param).returning('id')),
+            param
+          )
+        )
+      : undefined,
+
+    decrement: database.prepare<{ id: number }, never>('receipts.decrement', (db, param) =>
       db
         .updateTable('receipt_lines')
         .set((eb) => ({ quantity: eb('quantity', '-', 1) }))
-        .where('id', '=', p('id'))
+        .where('id', '=', param('id'))
     ),
 
-    delete: prepare<{ id: number }, unknown>(db, (db, p) => db.deleteFrom('receipt_lines').where('id', '=', p('id')))
+    delete: database.prepare<{ id: number }, never>('receipts.delete', (db, param) =>
+      db.deleteFrom('receipt_lines').where('id', '=', param('id'))
+    )
   }
 
   return {
     /** Adds `quantity` of an item and the order's history entry; returns the line (new or raised). */
-    add: async (trx: Kysely<DB>, row: AddParams, history: HistoryParams): Promise<AddedLine> => {
-      if (dialect.name === 'postgres') return (await q.addWithHistory.first(trx, { ...row, ...history }))!
-      const line = (await q.add.first(trx, row))!
-      await q.history.run(trx, history)
+    add: async (tx: Tx, row: AddParams, history: HistoryParams): Promise<AddedLine> => {
+      if (statements.addWithHistory !== undefined) return (await statements.addWithHistory.first({ ...row, ...history }, tx))!
+      const line = (await statements.add.first(row, tx))!
+      await statements.history.run(history, tx)
       return line
     },
     /** Takes one off a line; the line goes when it reaches zero (D-54). */
-    takeOne: async (trx: Kysely<DB>, line: { id: number; quantity: number }): Promise<void> => {
-      await (line.quantity <= 1 ? q.delete : q.decrement).run(trx, { id: line.id })
+    takeOne: async (tx: Tx, line: { id: number; quantity: number }): Promise<void> => {
+      await (line.quantity <= 1 ? statements.delete : statements.decrement).run({ id: line.id }, tx)
     }
   }
 }

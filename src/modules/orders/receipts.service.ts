@@ -25,8 +25,8 @@ export class ReceiptsService {
     private readonly clock: Clock,
     private readonly time: TimeFormatter
   ) {
-    this.orders = ordersRepository(database.db, database.dialect)
-    this.receipts = receiptsRepository(database.db, database.dialect)
+    this.orders = ordersRepository(database)
+    this.receipts = receiptsRepository(database)
   }
 
   /**
@@ -38,9 +38,9 @@ export class ReceiptsService {
   async add(body: AddToReceiptBody, caller: Caller): Promise<Static<typeof TransactionView>> {
     const quantity = body.quantity === undefined ? 1 : wholeInRange(body.quantity, '/quantity', 1, 999)
     const itemId = parseItemId(body.item_id)
-    return this.writes.run(caller, async (trx) => {
+    return this.writes.run(caller, async (tx) => {
       // The item is read with the order (one statement); an id that cannot be one reads no item.
-      const order = await this.orders.lockForReceipt(trx, body.transaction_id, itemId ?? 0)
+      const order = await this.orders.lockForReceipt(tx, body.transaction_id, itemId ?? 0)
       if (order === undefined) throw problems.transactionNotFound()
       assertVisible(order.customer_id, caller.principal)
       if (order.status === 'closed') throw problems.transactionClosed()
@@ -48,7 +48,7 @@ export class ReceiptsService {
       if (order.item_service_id !== order.service_row_id) throw problems.itemNotInService()
       const now = this.clock.now()
       const line = await this.receipts.add(
-        trx,
+        tx,
         { orderId: order.id, itemId: order.item_id, unitPrice: order.item_price_cents!, quantity, now },
         {
           orderId: order.id,
@@ -73,8 +73,8 @@ export class ReceiptsService {
   /** Takes one of an item off an open order's receipt; the line goes at zero (D-54). */
   async remove(body: RemoveFromReceiptBody, caller: Caller): Promise<Static<typeof TransactionView>> {
     const itemId = parseItemId(body.item_id)
-    return this.writes.run(caller, async (trx) => {
-      const order = await this.orders.lockForReceipt(trx, body.transaction_id, 0)
+    return this.writes.run(caller, async (tx) => {
+      const order = await this.orders.lockForReceipt(tx, body.transaction_id, 0)
       if (order === undefined) throw problems.transactionNotFound()
       assertVisible(order.customer_id, caller.principal)
       if (order.status === 'closed') throw problems.transactionClosed()
@@ -84,8 +84,8 @@ export class ReceiptsService {
       if (index < 0) throw problems.itemNotOnReceipt()
       const line = lines[index]!
       const [lineId, , quantity, , title] = line
-      await this.receipts.takeOne(trx, { id: lineId, quantity })
-      await this.orders.addHistory(trx, {
+      await this.receipts.takeOne(tx, { id: lineId, quantity })
+      await this.orders.addHistory(tx, {
         orderId: order.id,
         at: this.clock.now(),
         type: 'receipt_removed',

@@ -1,10 +1,10 @@
-import { type Compilable, type Expression, type Kysely, type QueryCreator, sql, type Transaction } from 'kysely'
-import type { Dialect } from '../../db/dialect.js'
-import { type Param, type PreparedQuery, prepare } from '../../db/prepared.js'
+import { type Expression, type QueryCreator, sql } from 'kysely'
 import type { DB } from '../../db/schema.js'
+import { type Param, type Statement, type StatementCompiler, type Tx, withWrite } from '../../db/statement.js'
 import { RetryUseCase } from '../../db/unit-of-work.js'
 import { decodeEvents } from '../catalogue/events.js'
 import {
+  MAX_MESSAGES_PER_INSERT,
   type OutboxMessage,
   type OutboxRowParams,
   type OutboxWriter,
@@ -19,6 +19,7 @@ import {
   type NewOrderParams,
   type OrdersRepository,
   orderInsert,
+  type SetStepParams,
   type StepTarget,
   setStepUpdate
 } from './orders.repository.js'
@@ -55,45 +56,9 @@ const CODE_CONSTRAINT = 'orders_code_key'
  * written in WITH: one round trip instead of up to five, which is most of what a write costs
  * there (BENCHMARKS.md). SQLite runs them one by one; its statements are calls into the same process.
  */
-export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: OrdersRepository, outbox: OutboxWriter, drawCode: () => number) {
-  // Each shape of statement (what it writes, how many messages) is compiled once.
-  const statements = new Map<string, PreparedQuery<OutboxRowParams, unknown>>()
-  const statementFor = (key: string, build: (db: Kysely<DB>, p: Param<OutboxRowParams>) => Compilable<unknown>) => {
-    let statement = statements.get(key)
-    if (statement === undefined) {
-      statement = prepare<OutboxRowParams, unknown>(db, build)
-      statements.set(key, statement)
-    }
-    return statement
-  }
-
-  // PostgreSQL: an order entering a step (a move's update of the order and its counters), its
-  // history entry and messages, in one statement.
-  const combinedStatement = (setsStep: boolean, countsMove: boolean, messages: number) =>
-    statementFor(`entry:${setsStep}:${countsMove}:${messages}`, (db, p) => {
-      // The CTEs' names are never referenced: only their writes matter, so the type may forget them.
-      let start = (setsStep ? db.with('entered', (db) => setStepUpdate(db, p).returning('id')) : db) as unknown as QueryCreator<DB>
-      if (countsMove)
-        start = start.with('moved', (db) =>
-          countMoveLocked(db, p('countFrom'), p('stepId')).returning('service_steps.id')
-        ) as unknown as QueryCreator<DB>
-      return entryAndMessages(start, p, messages)
-    })
-
-  // PostgreSQL: a new order, its step's counter and everything `record` writes for it, in one
-  // statement. The order's id exists only inside it: every row after the INSERT (`created`) takes
-  // it from that INSERT's RETURNING, in place of the parameters that would carry it.
-  const createStatement = (messages: number) =>
-    statementFor(`create:${messages}`, (db, p) => {
-      const createdId = sql<number>`(select "id" from "created")`
-      const q = ((name: string) => (name === 'orderId' || /^order_id\d+$/.test(name) ? createdId : p(name))) as Param<OutboxRowParams>
-      const withOrder = db.with('created', (db) => orderInsert(db, p).returning('id')) as unknown as QueryCreator<DB>
-      return entryAndMessages(
-        withOrder.with('counted', (db) => countInUpdate(db, p).returning('id')) as unknown as QueryCreator<DB>,
-        q,
-        messages
-      )
-    })
+export function stepEntryWriter(database: StatementCompiler, orders: OrdersRepository, outbox: OutboxWriter, drawCode: () => number) {
+  const { dialect } = database
+  const statements = dialect.supportsWritesInWith ? combinedStatements(database) : undefined
 
   const writer = {
     /**
@@ -103,20 +68,22 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
      * counter, history and messages are one statement) by running the whole use case again
      * (`RetryUseCase`).
      */
-    async create(trx: Transaction<DB>, order: Omit<NewOrderParams, 'code'>, entry: NewOrderEntry): Promise<number> {
+    async create(tx: Tx, order: Omit<NewOrderParams, 'code'>, entry: NewOrderEntry): Promise<number> {
       const stepEntry = (id: number, code: number): StepEntry => ({
         ...entry,
         order: { id, publicId: order.publicId, code, customerId: order.customerId },
         type: 'created',
         now: order.now
       })
-      if (dialect.supportsWritesInWith) {
+      if (statements !== undefined) {
         const code = drawCode()
-        // The id is the statement's own (above); 0 only fills the parameters it replaces.
+        // The id is the statement's own (combinedStatements); 0 only fills the parameters it replaces.
         const placed = stepEntry(0, code)
         const messages = messagesOf(placed)
         try {
-          await createStatement(messages.length).run(trx, { ...outboxRowParams(messages, order.now), ...historyOf(placed), ...order, code })
+          await statements
+            .create(messages.length)
+            .run({ ...outboxRowParams(messages, order.now), ...historyOf(placed), ...order, code }, tx)
         } catch (error) {
           if (dialect.isUniqueViolation(error) && (error as { constraint?: unknown }).constraint === CODE_CONSTRAINT) {
             throw new RetryUseCase('the transaction code drawn is taken', { cause: error })
@@ -128,38 +95,42 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
       // 90 million codes: a clash is rare, five in a row is not going to happen.
       for (let attempt = 0; attempt < 5; attempt++) {
         const code = drawCode()
-        const id = await orders.insert(trx, { ...order, code })
+        const id = await orders.insert(tx, { ...order, code })
         if (id === undefined) continue
-        await orders.moveCounters(trx, null, entry.step.id)
-        await writer.record(trx, stepEntry(id, code))
+        await orders.moveCounters(tx, null, entry.step.id)
+        await writer.record(tx, stepEntry(id, code))
         return code
       }
       throw new Error('no free transaction code after five draws')
     },
 
-    async record(trx: Transaction<DB>, entry: StepEntry): Promise<void> {
+    async record(tx: Tx, entry: StepEntry): Promise<void> {
       const messages = messagesOf(entry)
       const setsStep = entry.setsStep === true
       const countFrom = entry.countsMoveFrom
       const history = historyOf(entry)
-      if (dialect.supportsWritesInWith && (setsStep || countFrom !== undefined || messages.length > 0)) {
-        await combinedStatement(setsStep, countFrom !== undefined, messages.length).run(trx, {
-          ...outboxRowParams(messages, entry.now),
-          ...history,
-          id: entry.order.id,
-          stepId: entry.step.id,
-          status: 'open',
-          ...(countFrom === undefined ? {} : { countFrom })
-        })
+      if (statements !== undefined && (setsStep || countFrom !== undefined || messages.length > 0)) {
+        await statements.entry(setsStep, countFrom !== undefined, messages.length).run(
+          {
+            ...outboxRowParams(messages, entry.now),
+            ...history,
+            id: entry.order.id,
+            stepId: entry.step.id,
+            status: 'open',
+            // Read only by the statements that count a move.
+            countFrom: countFrom ?? 0
+          },
+          tx
+        )
         return
       }
-      if (setsStep) await orders.setStep(trx, entry.order.id, entry.step.id, 'open', entry.now)
-      if (countFrom !== undefined) await orders.moveCounters(trx, countFrom, entry.step.id)
+      if (setsStep) await orders.setStep(tx, entry.order.id, entry.step.id, 'open', entry.now)
+      if (countFrom !== undefined) await orders.moveCounters(tx, countFrom, entry.step.id)
       if (messages.length === 0) {
-        await orders.addHistory(trx, history)
+        await orders.addHistory(tx, history)
         return
       }
-      await outbox.enqueue(trx, messages, entry.now, await orders.addHistoryWithId(trx, history))
+      await outbox.enqueue(tx, messages, entry.now, await orders.addHistoryWithId(tx, history))
     }
   }
   return writer
@@ -167,16 +138,70 @@ export function stepEntryWriter(db: Kysely<DB>, dialect: Dialect, orders: Orders
 
 export type StepEntryWriter = ReturnType<typeof stepEntryWriter>
 
+/** The parameters of a step entry's one statement: the order's step, its counters, history and messages. */
+type EntryParams = OutboxRowParams & HistoryParams & SetStepParams & { countFrom: number }
+/** The parameters of a new order's one statement: the order, its counter, history and messages. */
+type CreateParams = OutboxRowParams & HistoryParams & NewOrderParams
+
+/**
+ * PostgreSQL: every shape of a step entry's one statement, compiled at once: whether it sets the
+ * order's step, whether it counts a move, and how many messages (a step has at most three events).
+ */
+function combinedStatements(database: StatementCompiler) {
+  const counts = Array.from({ length: MAX_MESSAGES_PER_INSERT + 1 }, (_, messages) => messages)
+  const name = (setsStep: boolean, countsMove: boolean, messages: number) =>
+    `orders.stepEntry${setsStep ? '.setStep' : ''}${countsMove ? '.countMove' : ''}.messages${messages}`
+
+  // An order entering a step (a move's update of the order and its counters), its history entry
+  // and messages; the writes before the last one are WITH clauses nothing reads.
+  const entryStatement = (setsStep: boolean, countsMove: boolean, messages: number) =>
+    database.prepare<EntryParams, never>(name(setsStep, countsMove, messages), (db, param) => {
+      let start: QueryCreator<DB> = db
+      if (setsStep) start = withWrite(start, 'entered', (db) => setStepUpdate(db, param).returning('id'))
+      if (countsMove) {
+        start = withWrite(start, 'moved', (db) => countMoveLocked(db, param('countFrom'), param('stepId')).returning('service_steps.id'))
+      }
+      return entryAndMessages(start, param, messages)
+    })
+  const entries = [false, true].map((setsStep) =>
+    [false, true].map((countsMove) => counts.map((n) => entryStatement(setsStep, countsMove, n)))
+  )
+
+  // A new order, its step's counter and everything `record` writes for it. The order's id exists
+  // only inside the statement: every row after the INSERT (`created`) takes it from there.
+  const creates = counts.map((messages) =>
+    database.prepare<CreateParams, never>(`orders.createEntry.messages${messages}`, (db, param) => {
+      const created = withWrite(db, 'created', (db) => orderInsert(db, param).returning('id'))
+      const counted = withWrite(created, 'counted', (db) => countInUpdate(db, param).returning('id'))
+      return entryAndMessages(counted, param, messages, sql<number>`(select "id" from "created")`)
+    })
+  )
+
+  return {
+    entry: (setsStep: boolean, countsMove: boolean, messages: number): Statement<EntryParams, never> =>
+      entries[Number(setsStep)]![Number(countsMove)]![messages] ?? tooManyMessages(messages),
+    create: (messages: number): Statement<CreateParams, never> => creates[messages] ?? tooManyMessages(messages)
+  }
+}
+
+function tooManyMessages(messages: number): never {
+  throw new Error(`a step entry announces at most ${MAX_MESSAGES_PER_INSERT} events, not ${messages}`)
+}
+
 /**
  * PostgreSQL: the history entry and the step's messages (their rows keeping the entry's id), after
- * the WITH clauses `start` already holds: how both statements of `stepEntryWriter` end.
+ * the WITH clauses `start` already holds: how every statement of `combinedStatements` ends.
  */
-function entryAndMessages(start: QueryCreator<DB>, p: Param<OutboxRowParams>, messages: number) {
-  if (messages === 0) return historyInsert(start, p)
-  return start
-    .with('entry', (db) => historyInsert(db, p).returning('id'))
+function entryAndMessages(
+  start: QueryCreator<DB>,
+  param: Param<OutboxRowParams & HistoryParams>,
+  messages: number,
+  orderId?: Expression<number>
+) {
+  if (messages === 0) return historyInsert(start, param, orderId)
+  return withWrite(start, 'entry', (db) => historyInsert(db, param, orderId).returning('id'))
     .insertInto('outbox')
-    .values((eb) => outboxRows(messages, p, eb.selectFrom('entry').select('entry.id') as unknown as Expression<number>))
+    .values(outboxRows(messages, param, sql<number>`(select "id" from "entry")`, orderId))
 }
 
 /** The history entry of an order entering a step (D-56). */

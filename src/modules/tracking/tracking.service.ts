@@ -32,22 +32,22 @@ export class TrackingService {
     private readonly dataKey: Buffer,
     private readonly publicUrl: string
   ) {
-    this.repo = trackingRepository(database.db)
+    this.repo = trackingRepository(database)
   }
 
   /** The order's tracking link, made on the first call and the same on every later one. */
   async link(publicId: string, principal: Principal): Promise<Static<typeof TrackingLinkResponse>> {
     const order = await this.visibleOrder(publicId, principal)
     // The usual case reads only; a write transaction is opened only for the first link.
-    const known = this.unseal(await this.repo.sealedOf(this.database.reader, order.id))
+    const known = this.unseal(await this.repo.sealedOf(order.id))
     if (known !== undefined) return this.view(known)
-    const token = await this.database.unitOfWork.run(async (trx) => {
+    const token = await this.database.unitOfWork.run(async (tx) => {
       const fresh = this.sealedToken()
-      await this.repo.insert(trx, { orderId: order.id, ...fresh, now: this.clock.now() })
-      const stored = this.unseal(await this.repo.sealedOf(trx, order.id))
+      await this.repo.insert(tx, { orderId: order.id, ...fresh, now: this.clock.now() })
+      const stored = this.unseal(await this.repo.sealedOf(order.id, tx))
       if (stored !== undefined) return stored
       // A token sealed under another data key can never be shown again: replace it.
-      await this.repo.replace(trx, { orderId: order.id, ...fresh, now: this.clock.now() })
+      await this.repo.replace(tx, { orderId: order.id, ...fresh, now: this.clock.now() })
       return fresh.token
     })
     return this.view(token)
@@ -56,22 +56,22 @@ export class TrackingService {
   /** A new tracking link for the order; the previous one stops working (a link that leaked). */
   async renew(publicId: string, caller: Caller): Promise<Static<typeof TrackingLinkResponse>> {
     const order = await this.visibleOrder(publicId, caller.principal)
-    return this.writes.run(caller, async (trx) => {
+    return this.writes.run(caller, async (tx) => {
       const fresh = this.sealedToken()
-      await this.repo.replace(trx, { orderId: order.id, ...fresh, now: this.clock.now() })
+      await this.repo.replace(tx, { orderId: order.id, ...fresh, now: this.clock.now() })
       return this.view(fresh.token)
     })
   }
 
   /** What the public page shows for a token: 404 for any token that is not live. */
   async status(token: string): Promise<Static<typeof TrackingStatusResponse>> {
-    const order = await this.repo.status(this.database.reader, sha256Hex(token))
+    const order = await this.repo.status(sha256Hex(token))
     if (order === undefined) throw unknownTrackingLink()
-    return toTrackingStatusView(order, await this.repo.history(this.database.reader, order.order_id))
+    return toTrackingStatusView(order, await this.repo.history(order.order_id))
   }
 
   private async visibleOrder(publicId: string, principal: Principal): Promise<TrackedOrder> {
-    const order = await this.repo.order(this.database.reader, publicId)
+    const order = await this.repo.order(publicId)
     if (order === undefined) throw problems.transactionNotFound()
     // D-11: another customer's transaction is answered exactly like a missing one.
     assertVisible(order.customer_id, principal)

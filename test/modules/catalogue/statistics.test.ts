@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import { CompiledQuery, sql } from 'kysely'
 import { openDatabase } from '../../../src/db/database.js'
-import type { QueryRunner } from '../../../src/db/query-runner.js'
+import { type CompiledStatement, type Reader, StatementRegistry } from '../../../src/db/statement.js'
 import { CatalogueTexts } from '../../../src/modules/catalogue/catalogue-texts.js'
 import { ServicesService } from '../../../src/modules/catalogue/services.service.js'
 import { describeEachDialect, type TestApp } from '../../helpers/app.js'
@@ -263,12 +264,11 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
     await createService(t, 'Vanishing', [{ description: 'Stays' }, { description: 'Goes' }])
     ok(await t.post('/v1/service/stats'))
     // The counters as read just before the second step is removed: one step id the texts no longer have.
-    const counters = await t.database.reader.rows<{ step_id: number; service_id: number; position: number; order_count: number }>(
-      'select id as step_id, service_id, position, order_count from service_steps order by service_id, position',
-      []
-    )
+    const { rows: counters } = await sql<{ step_id: number; service_id: number; position: number; order_count: number }>`
+      select id as step_id, service_id, position, order_count from service_steps order by service_id, position
+    `.execute(t.database.db)
     ok(await t.post('/v1/service/remove', { service_name: 'Vanishing', position_number: 2 }))
-    const rows = await new CatalogueTexts(t.database.db).withTexts(t.database.reader, counters)
+    const rows = await new CatalogueTexts(t.database).withTexts(counters)
     // Read again, counters and texts in one statement: the removed step is in neither.
     const vanishing = rows.filter((row) => row.serviceName === 'Vanishing')
     assert.deepEqual(
@@ -296,16 +296,19 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
     // texts: a service fresh in this process knows no step yet, so it reads counters and texts
     // again together, and those counters are newer than the ones it read first.
     let between: (() => Promise<unknown>) | undefined = () => bump(5)
-    const reader: QueryRunner = {
-      rows: async <R>(sqlText: string, parameters: readonly unknown[]) => {
-        const rows = await t.database.reader.rows<R>(sqlText, parameters)
+    // Reads through Kysely on the writer: its statements see every commit, as a new turn's snapshot does.
+    const reader: Reader = {
+      rows: async <R>(statement: CompiledStatement, values: readonly unknown[]) => {
+        const rows = (await t.database.db.executeQuery<R>(CompiledQuery.raw(statement.sql, [...values]))).rows as R[]
         const commit = between
         between = undefined
         if (commit !== undefined) await commit()
         return rows
       }
     }
-    const service = new ServicesService({ ...t.database, reader }, undefined as never, undefined as never)
+    const statements = new StatementRegistry(t.database.db, reader)
+    const racingDatabase = { ...t.database, prepare: statements.prepare.bind(statements) }
+    const service = new ServicesService(racingDatabase, undefined as never, undefined as never)
     const racing = async () => {
       const body = await service.stats()
       return body.service_stats.find((s) => s.service[0]!.service_name === 'Racing')!.service.map((e) => e.position_count)

@@ -123,13 +123,13 @@ describeEachDialect('outbox dispatcher (D-60, D-61)', (t) => {
 
   it('should emit nothing for a change that rolls back, beside one that commits', async () => {
     const order = await insertOrderFixture(t)
-    const writer = outboxWriter(t.database.db)
+    const writer = outboxWriter(t.database)
     const now = t.clock.now()
     // Submitted together, so SQLite's group commit runs them in one batch, each in its savepoint.
     const [rolledBack, committed] = await Promise.allSettled([
-      t.database.unitOfWork.run(async (trx) => {
-        await writer.enqueue(trx, stepMessages(order, 1, ['email', 'text', 'trak']), now)
-        await trx.updateTable('orders').set({ note: 'changed' }).where('id', '=', order.id).execute()
+      t.database.unitOfWork.run(async (tx) => {
+        await writer.enqueue(tx, stepMessages(order, 1, ['email', 'text', 'trak']), now)
+        await tx.db.updateTable('orders').set({ note: 'changed' }).where('id', '=', order.id).execute()
         throw new Error('the use case failed after writing its events')
       }),
       t.database.unitOfWork.run((trx) => writer.enqueue(trx, stepMessages(order, 2, ['trak']), now))

@@ -45,7 +45,7 @@ export async function insertCustomer(t: TestApp, fields: Partial<Omit<TestCustom
     last_name: fields.last_name ?? 'Doe',
     phone: fields.phone ?? '5551234567'
   }
-  await t.database.unitOfWork.run((trx) =>
+  await t.database.unitOfWork.run(({ db: trx }) =>
     trx
       .insertInto('customers')
       .values({
@@ -78,7 +78,7 @@ export async function insertService(
   name?: string
 ): Promise<TestService> {
   const serviceName = name ?? `Wash ${unique()}`
-  return t.database.unitOfWork.run(async (trx) => {
+  return t.database.unitOfWork.run(async ({ db: trx }) => {
     const service = await trx
       .insertInto('services')
       .values({
@@ -109,7 +109,7 @@ export async function insertOrder(t: TestApp, customer: TestCustomer, service: T
   const now = t.clock.now()
   const public_id = newId('trx')
   const code = randomInt(10_000_000, 100_000_000)
-  const row = await t.database.unitOfWork.run((trx) =>
+  const row = await t.database.unitOfWork.run(({ db: trx }) =>
     trx
       .insertInto('orders')
       .values({
@@ -163,7 +163,7 @@ export function stepMessages(order: TestOrder, position: number, channels: reado
 
 /** Writes messages through the writer contract, in a unit of work, as the use cases do (D-60). */
 export async function enqueue(t: TestApp, messages: readonly OutboxMessage[], now = t.clock.now()): Promise<void> {
-  const writer = outboxWriter(t.database.db)
+  const writer = outboxWriter(t.database)
   await t.database.unitOfWork.run((trx) => writer.enqueue(trx, messages, now))
 }
 
@@ -187,7 +187,7 @@ export function trackedEntries(t: TestApp, orderId: number) {
 
 /** Empties the outbox and tracked history, so each test starts from nothing on the suite's database. */
 export async function resetOutbox(t: TestApp): Promise<void> {
-  await t.database.unitOfWork.run(async (trx) => {
+  await t.database.unitOfWork.run(async ({ db: trx }) => {
     await trx.deleteFrom('order_history').where('type', '=', 'tracked').execute()
     await trx.deleteFrom('outbox').execute()
   })

@@ -70,7 +70,7 @@ describeEachDialect('outbox operations: /metrics and the in-process dispatcher (
       const order = await insertOrderFixture(t)
       // Written through the server's own connection, as its use cases write (one writer on SQLite).
       await server.database.unitOfWork.run((trx) =>
-        outboxWriter(server.database.db).enqueue(trx, stepMessages(order, 1, ['trak']), Date.now())
+        outboxWriter(server.database).enqueue(trx, stepMessages(order, 1, ['trak']), Date.now())
       )
       await waitFor('the in-process dispatcher to deliver', async () => (await outboxRows(t))[0]?.status === 'delivered')
       assert.equal(receiver.requests.length, 1)

@@ -174,7 +174,7 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     const entered = t.clock.now()
     await enqueue(t, stepMessages(order, 1, ['trak']), entered)
     // The order moved on before the dispatcher came round to the trak row.
-    await t.database.unitOfWork.run((trx) =>
+    await t.database.unitOfWork.run(({ db: trx }) =>
       trx
         .insertInto('order_history')
         .values({ order_id: order.id, at: entered + 1_000, type: 'moved', position: 2, description: 'Washing', actor: 'staff' })

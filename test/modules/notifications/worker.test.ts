@@ -140,7 +140,7 @@ describeEachDialect('service-ordering worker and outbox commands (D-61, D-90)', 
       Date.now()
     )
     const [row] = await outboxRows(t)
-    await t.database.unitOfWork.run((trx) =>
+    await t.database.unitOfWork.run(({ db: trx }) =>
       trx
         .updateTable('outbox')
         .set({ status: 'dead', attempts: 10, last_error: 'the SMTP server said no' })

@@ -1,5 +1,4 @@
-import type { Transaction } from 'kysely'
-import type { DB } from '../../../db/schema.js'
+import type { Tx } from '../../../db/statement.js'
 import type { OutboxChannel, OutboxTemplate } from '../outbox.table.js'
 
 /** One claimed outbox row as a channel sees it: the payload parsed, nothing else of the table. */
@@ -27,7 +26,7 @@ export interface OutboxDelivery {
  * dispatcher still holds the row: together with `firstAttempt`, that is what makes such work
  * happen once per row (D-56 history).
  */
-export type OnRecorded = (trx: Transaction<DB>, now: number) => Promise<void>
+export type OnRecorded = (tx: Tx, now: number) => Promise<void>
 
 /** What became of one delivery attempt. */
 export type DeliveryResult =

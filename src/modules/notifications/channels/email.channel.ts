@@ -1,7 +1,6 @@
 import path from 'node:path'
 import nodemailer, { type SendMailOptions, type Transporter } from 'nodemailer'
 import { decrypt } from '../../../common/crypto.js'
-import type { Database } from '../../../db/database.js'
 import { fullName, type NotificationsRepository } from '../notifications.repository.js'
 import type { OutboxClaims } from '../outbox.claims.js'
 import { type Channel, type DeliveryResult, failed, type OnRecorded, type OutboxDelivery, unsupported } from './channel.js'
@@ -20,7 +19,6 @@ export interface EmailSettings {
 /** What the e-mail channel is built from. */
 export interface EmailChannelDeps {
   settings: EmailSettings
-  database: Database
   repository: NotificationsRepository
   claims: OutboxClaims
   /** The 32-byte data key reset links are sealed with (payments/card-key.ts). */
@@ -59,7 +57,7 @@ export function emailChannel(deps: EmailChannelDeps): Channel {
   async function stepLetter(message: OutboxDelivery): Promise<Letter | DeliveryResult> {
     const payload = stepPayload(message)
     if (payload === undefined || message.customerId === null) return failed('the message payload is unreadable', true)
-    const contact = await deps.repository.contact(deps.database.reader, message.customerId)
+    const contact = await deps.repository.contact(message.customerId)
     if (contact === undefined) return { kind: 'skipped', reason: 'the customer no longer exists' }
     if (contact.email === '') return { kind: 'skipped', reason: 'the customer has no e-mail address' }
     const name = fullName(contact)
@@ -75,13 +73,13 @@ export function emailChannel(deps: EmailChannelDeps): Channel {
     } catch {
       return failed('the reset link cannot be unsealed with this data key', true)
     }
-    const contact = message.customerId === null ? undefined : await deps.repository.contact(deps.database.reader, message.customerId)
+    const contact = message.customerId === null ? undefined : await deps.repository.contact(message.customerId)
     const name = contact === undefined ? '' : fullName(contact)
     return {
       to: { name, address: payload.email },
       content: passwordResetEmail(name, link),
       // D-73: once sent, the link (a live token) no longer needs to sit in the database.
-      onDelivered: (trx) => deps.claims.scrubPayload(trx, message.id, JSON.stringify({ email: payload.email, link_scrubbed: true }))
+      onDelivered: (tx) => deps.claims.scrubPayload(tx, message.id, JSON.stringify({ email: payload.email, link_scrubbed: true }))
     }
   }
 

@@ -1,5 +1,4 @@
 import path from 'node:path'
-import type { Database } from '../../../db/database.js'
 import type { NotificationsRepository } from '../notifications.repository.js'
 import type { StepEventPayload } from '../outbox.repository.js'
 import { type Channel, failed, unsupported } from './channel.js'
@@ -16,7 +15,6 @@ export interface TextSettings {
 /** What the text channel is built from. */
 export interface TextChannelDeps {
   settings: TextSettings
-  database: Database
   repository: NotificationsRepository
 }
 
@@ -40,7 +38,7 @@ export function textChannel(deps: TextChannelDeps): Channel {
       if (message.template !== 'step') return unsupported(message)
       const payload = stepPayload(message)
       if (payload === undefined || message.customerId === null) return failed('the message payload is unreadable', true)
-      const contact = await deps.repository.contact(deps.database.reader, message.customerId)
+      const contact = await deps.repository.contact(message.customerId)
       if (contact === undefined) return { kind: 'skipped', reason: 'the customer no longer exists' }
       // D-60: a customer without a phone is skipped with the reason recorded, not retried.
       if (contact.phone === '') return { kind: 'skipped', reason: 'the customer has no phone number' }

@@ -54,8 +54,8 @@ export function trakChannel(deps: TrakChannelDeps): Channel {
       // Written in the transaction that records the first outcome, and only if this dispatcher
       // still holds the row: a redelivered row never adds a second entry.
       const track: OnRecorded | undefined = message.firstAttempt
-        ? (trx) =>
-            deps.repository.insertTracked(trx, {
+        ? (tx) =>
+            deps.repository.insertTracked(tx, {
               order_id: orderId,
               at: message.createdAt,
               position: payload.position,
