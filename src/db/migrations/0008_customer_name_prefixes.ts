@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely'
 import type { Dialect } from '../dialect.js'
 
-/** Prefixes of each name kept, in code points; a longer query word reads its first this many. */
-export const NAME_PREFIX_MAX = 8
+// Prefixes of each name kept, in code points. The migration's own copy: search reads
+// customers/search.words.ts, which must stay equal to it.
+const NAME_PREFIX_MAX = 8
 
 /**
  * D-33, one-word search in O(log n + limit) (issue 7, BENCHMARKS.md finding 5): every prefix of

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely'
-import { NAME_PREFIX_MAX } from '../../db/migrations/0008_customer_name_prefixes.js'
 import type { DB } from '../../db/schema.js'
 import type { StatementCompiler } from '../../db/statement.js'
-import type { PrefixRange } from './search.words.js'
+import { NAME_PREFIX_MAX, type PrefixRange } from './search.words.js'
 
 /** A search hit as read; the view joins the names. */
 export interface SearchRow {
