@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHmac, hash, randomBytes, type S
 
 /** Hex SHA-256 of a text; how API key secrets and reset tokens are stored (D-10, D-36). */
 export function sha256Hex(value: string): string {
-  // One-shot (0.8 µs against createHash's 1.25 in a loop): it runs on every request with an API key.
+  // One-shot hash: it runs on every request with an API key.
   return hash('sha256', value, 'hex')
 }
 
@@ -28,11 +28,7 @@ export function hmac(key: Buffer, value: string): Buffer {
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const satisfies ScryptOptions
 const KEY_LENGTH = 32
 
-/**
- * Hashes allowed to run at once. Each holds 32 MiB while it runs, and libuv's four threads would
- * otherwise run four (+128 MiB) whenever sign-ins, sign-ups or the re-checks of D-13 coincide; the
- * rest wait their turn. Two keep both cores of the target machine busy (BENCHMARKS.md, RSS).
- */
+/** Hashes run at once (each holds 32 MiB); the rest wait their turn, so memory stays bounded (D-13). */
 export const MAX_CONCURRENT_PASSWORD_HASHES = 2
 
 /** Password hashes running and waiting now (tests, /metrics). */

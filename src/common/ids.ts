@@ -19,9 +19,8 @@ function base32(bytes: Buffer): string {
   return out
 }
 
-// Ids take their random bytes from a block drawn 4 KiB at a time from the same CSPRNG, as
-// crypto.randomUUID does: one call into OpenSSL costs about 2.5 µs whatever its size, and a create
-// draws two ids (BENCHMARKS.md). Each byte is handed out once.
+// Random bytes come from a 4 KiB block of the CSPRNG, as crypto.randomUUID does: a call into OpenSSL
+// costs the same whatever its size. Each byte is handed out once.
 const POOL_SIZE = 4096
 let pool = Buffer.alloc(0)
 let poolOffset = 0
@@ -52,7 +51,7 @@ export function newId(prefix: IdPrefix): string {
  * bits, in the same base32 (its alphabet is in ASCII order, so the text sorts as the bytes do).
  * For our own records that need a unique public id but no secrecy about when they were made:
  * successive ids land at the end of their unique index instead of on a random page of it, which
- * keeps the pages a commit writes few (BENCHMARKS.md).
+ * keeps the pages a commit writes few.
  */
 export function newTimeOrderedId(prefix: string, nowMs: number): string {
   const bytes = randomChunk(15)

@@ -21,7 +21,7 @@ const FRAMEWORK_CODES: Record<string, () => Problem> = {
     problems.validation([{ field: '', message: 'is not as long as the Content-Length header says' }])
 }
 
-// An id or name holding control characters names no record (schemas.ts `Key`, issue 8).
+// An id or name holding control characters names no record (schemas.ts `Key`).
 const ABSENT = {
   customer_not_found: problems.customerNotFound,
   service_not_found: problems.serviceNotFound,
@@ -80,7 +80,7 @@ export function toProblem(error: unknown, dialect: Dialect): Problem {
 
 /**
  * The error Node raises on a request whose client closed the connection (or was cut off by the
- * request deadline, issue 8) before the whole body arrived: the client's doing, not the server's.
+ * request deadline) before the whole body arrived: the client's doing, not the server's.
  */
 export function isClientAbort(error: unknown): boolean {
   const abort = error as Partial<NodeJS.ErrnoException>

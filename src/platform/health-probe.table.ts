@@ -1,4 +1,4 @@
-/** `health_probe`: the one row /readyz writes to learn whether the database takes writes (issue 25). */
+/** `health_probe`: the one row /readyz writes to learn whether the database takes writes. */
 export interface HealthProbeTable {
   id: number
   /** When it was last written, ms since the epoch. */

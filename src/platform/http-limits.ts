@@ -18,12 +18,12 @@ type Limits = Pick<
 >
 
 /**
- * Issue 8, slow and hostile clients: what the HTTP server lets a client take.
+ * Slow and hostile clients: what the HTTP server lets a client take.
  * - The request line and headers must arrive within HTTP_HEADERS_TIMEOUT_MS (a slowloris client
  *   dripping header lines holds a connection no longer), the whole request within
  *   HTTP_REQUEST_TIMEOUT_MS (a body trickled byte by byte); either way 408 and the connection closes.
- * - Node checks those deadlines every `connectionsCheckingInterval` (30 s by default, which let a
- *   10 s header deadline stretch to 40 s); here a quarter of the header deadline, at most 1 s.
+ * - Node checks those deadlines every `connectionsCheckingInterval`: a quarter of the header
+ *   deadline, at most 1 s, so a deadline is not stretched by the check's own period.
  * - A socket with no traffic at all is closed after a minute (`connectionTimeout`), an idle
  *   kept-alive one after HTTP_KEEP_ALIVE_TIMEOUT_MS.
  * - Headers are at most HTTP_MAX_HEADER_SIZE bytes (431).
@@ -61,7 +61,7 @@ export function httpServerOptions(limits: Limits): Pick<
 /**
  * At most HTTP_MAX_CONNECTIONS connections at once, and HTTP_MAX_CONNECTIONS_PER_ADDRESS from one
  * client address; at the limit the longest-idle connection makes room, so idle sockets held by
- * one client cannot shut the others out (issue 25, connection-slots.ts).
+ * one client cannot shut the others out (connection-slots.ts).
  */
 export function limitConnections(server: Server, limits: Limits): void {
   new ConnectionSlots({ max: limits.httpMaxConnections, perAddress: limits.httpMaxConnectionsPerAddress }).attach(server)

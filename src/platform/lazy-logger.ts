@@ -5,9 +5,7 @@ type Method = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 
 /**
  * A request's logger that becomes a real pino child only when a line at an enabled level is
- * written. Fastify makes one child per request; with request logging below the configured level
- * (the benchmark's LOG_LEVEL=warn), most requests never write, so they never pay for the child
- * and its redaction set-up (BENCHMARKS.md).
+ * written: most requests write nothing, and never pay for the child and its redaction set-up.
  */
 export class LazyChildLogger {
   private real: FastifyBaseLogger | undefined

@@ -24,9 +24,8 @@ type MetricValue = { value: number; labels: Record<string, string | number>; met
  */
 export class Metrics {
   readonly registry = new Registry()
-  // Request counts and durations are plain numbers per route, turned into Prometheus series only
-  // when /metrics is scraped: prom-client's per-observation label handling cost about 4% of a
-  // request (BENCHMARKS.md).
+  // Plain numbers per route, turned into Prometheus series only when /metrics is scraped: label
+  // handling per observation would cost every request.
   private readonly routes = new Map<string, RouteStats>()
   // Gauges read from the database: read before each scrape (render), so a database that cannot be
   // reached costs those gauges, not the whole scrape (D-71: only /readyz reports the database).

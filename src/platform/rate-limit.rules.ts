@@ -18,7 +18,7 @@ export const LIMITS = {
   signInOrResetCallsPerAddress: { name: 'signin-calls', limit: 60, windowMs: 60_000 },
   /** Failed customer Basic credentials per client address, so guessing across e-mails is bounded (D-14). */
   failedCredentialsPerAddress: { name: 'basic-fail', limit: 60, windowMs: 60_000 },
-  /** Tracking page status reads per client address, so tokens cannot be guessed at speed (issue 9). */
+  /** Tracking page status reads per client address, so tokens cannot be guessed at speed. */
   trackingCallsPerAddress: { name: 'tracking-calls', limit: 60, windowMs: 60_000 }
 } as const satisfies Record<string, Limit>
 
@@ -38,7 +38,7 @@ export function addressCounterKey(limit: Limit, ip: string | undefined): string 
  */
 export function callsPerAddress(store: RateLimitStore, limit: Limit): onRequestAsyncHookHandler {
   return async (request) => {
-    // Awaited: with REDIS_URL the count is shared by every API process (issue 10).
+    // Awaited: with REDIS_URL the count is shared by every API process.
     const decision = await store.hit(addressCounterKey(limit, request.ip), limit.limit, limit.windowMs)
     if (!decision.allowed) throw problems.rateLimited(decision.retryAfterSeconds)
   }

@@ -55,7 +55,7 @@ export function headerFault(raw: IncomingMessage): string | undefined {
 
 /**
  * The headers every response carries (D-73). Every /v1 answer and every POST answer depends on
- * credentials or changes state, so none may be cached (issue 8).
+ * credentials or changes state, so none may be cached.
  */
 export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id)

@@ -5,7 +5,7 @@ import { Ref } from './components.js'
 import { PROBLEM_STATUS, type ProblemCode } from './problems.js'
 
 /**
- * The text rule (issue 8): no text field holds C0 or C1 control characters or DEL, except that free text
+ * The text rule: no text field holds C0 or C1 control characters or DEL, except that free text
  * may hold tabs and line breaks (`\t`, `\n`, `\r`). Such characters have no use in any field,
  * break logs and e-mails, and PostgreSQL cannot store NUL at all (it failed the whole request).
  * Nor may text hold an unpaired UTF-16 surrogate (JSON can escape one, `"\\ud800"`): it is no

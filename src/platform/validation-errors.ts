@@ -68,7 +68,7 @@ function isAbsentKey(error: AjvError): boolean {
 
 /**
  * The not-found code to answer when the only faults are keys that cannot exist (an id or name
- * holding control characters names no record: 404 as for an unknown one, issue 8); else undefined.
+ * holding control characters names no record: 404 as for an unknown one); else undefined.
  */
 export function absentKeyCode(errors: readonly FastifySchemaValidationError[]): AbsentCode | undefined {
   const raw = errors as readonly AjvError[]

@@ -6,7 +6,7 @@ import { trackingLinkRoutes, trackingStatusRoutes } from './tracking.routes.js'
 import { TRACKING_SCHEMAS } from './tracking.schemas.js'
 import { TrackingService } from './tracking.service.js'
 
-/** Tracking links for customers (issue 9). Who may call what is decided here. */
+/** Tracking links for customers. Who may call what is decided here. */
 export function trackingModule(context: AppContext) {
   const tracking = new TrackingService(context.database, context.writes, context.clock, context.dataKey, context.config.publicUrl)
   return async (app: App): Promise<void> => {

@@ -30,7 +30,7 @@ export interface TrackingHistoryRow {
  */
 export const PRIVATE_HISTORY_TYPES: readonly HistoryType[] = ['receipt_added', 'receipt_removed']
 
-/** SQL of tracking links (issue 9); tokens are only ever looked up by their SHA-256. */
+/** SQL of tracking links; tokens are only ever looked up by their SHA-256. */
 export function trackingRepository(database: StatementCompiler) {
   const order = database.prepare<{ publicId: string }, TrackedOrder>('tracking.order', (db, param) =>
     db.selectFrom('orders').select(['id', 'customer_id']).where('public_id', '=', param('publicId'))

@@ -9,7 +9,7 @@ import type { TrackingService } from './tracking.service.js'
 
 const tags = ['transactions']
 
-/** Handing out tracking links: customers (their own transactions) and staff (issue 9). */
+/** Handing out tracking links: customers (their own transactions) and staff. */
 export function trackingLinkRoutes(app: App, tracking: TrackingService): void {
   app.post(
     '/v1/transaction/:transaction_id/tracking',

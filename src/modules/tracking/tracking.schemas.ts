@@ -4,7 +4,7 @@ import { PathKey } from '../../platform/schemas.js'
 import { ProgressBar } from '../catalogue/index.js'
 import { HISTORY_TYPES } from '../orders/index.js'
 
-// An id holding control characters names no transaction (the text rule, issue 8): PostgreSQL failed on NUL (500).
+// An id holding control characters names no transaction (the text rule): PostgreSQL failed on NUL (500).
 export const TransactionParams = Type.Object({
   transaction_id: PathKey('transaction_not_found', { description: 'The transaction id.', 'x-doc-maxLength': 64 })
 })
@@ -44,7 +44,7 @@ const TrackingHistoryEntry = Type.Object(
 )
 
 /**
- * What the public tracking page may know (issue 9): the service, the progress bar, the current
+ * What the public tracking page may know: the service, the progress bar, the current
  * step and the timeline. Nothing about the customer, the receipt, the note or who did what.
  */
 export const TrackingStatusResponse = Type.Object(

@@ -17,7 +17,7 @@ export function unknownTrackingLink(): Problem {
 }
 
 /**
- * Tracking links for customers (issue 9). Each order has at most one live token: 32 random bytes,
+ * Tracking links for customers. Each order has at most one live token: 32 random bytes,
  * base64url, stored as its SHA-256 (how the public page finds it) and sealed with the data key
  * (so asking again hands out the same link instead of piling up live tokens). Renewing replaces
  * it, and the old link stops working at once.

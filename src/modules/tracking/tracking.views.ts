@@ -2,7 +2,7 @@ import type { Static } from 'typebox'
 import type { TrackingHistoryRow, TrackingStatusRow } from './tracking.repository.js'
 import type { TrackingStatusResponse } from './tracking.schemas.js'
 
-/** The public status of a tracked order: where it is and its timeline, nothing else (issue 9). */
+/** The public status of a tracked order: where it is and its timeline, nothing else. */
 export function toTrackingStatusView(
   order: TrackingStatusRow,
   history: readonly TrackingHistoryRow[]

@@ -18,7 +18,7 @@ function notBuilt(): Problem {
 }
 
 /**
- * The staff console at /console/ and the customers' tracking page at /track/{token} (issue 9):
+ * The staff console at /console/ and the customers' tracking page at /track/{token}:
  * static files built by Vite from web/, served by this process. Both talk to the public API
  * only: the console to /v1 with the staff key the user types, the tracking page to
  * POST /track/{token}/status.

@@ -12,7 +12,7 @@ export const WEB_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export type PageName = 'index.html' | 'track.html'
 
 /**
- * Headers of the console and tracking pages (issue 9): scripts and styles only from this origin
+ * Headers of the console and tracking pages: scripts and styles only from this origin
  * (Vite emits no inline script), calls only to this origin, never framed, never cached, and no
  * Referer leaves (the tracking page's address holds its token).
  */

@@ -35,10 +35,8 @@ type Letter = { to: { name: string; address: string }; content: EmailContent; on
 /** The `email` channel (D-60, D-36): nodemailer over SMTP, or one `.eml` file per message. */
 export function emailChannel(deps: EmailChannelDeps): Channel {
   const { settings } = deps
-  // A pool keeps SMTP connections open between messages instead of one handshake per e-mail. As
-  // many connections as the dispatcher has e-mails in flight (its batch, D-61): with fewer, a few
-  // e-mails a server never answers held every other order's e-mail for the 15 s time-out. It opens
-  // them as needed; a server that allows fewer takes `?maxConnections=N` in SMTP_URL (nodemailer).
+  // A pool of as many SMTP connections as e-mails in flight (D-61), so an e-mail the server never
+  // answers holds no other; a server that allows fewer takes `?maxConnections=N` in SMTP_URL.
   const smtp: Transporter | null =
     settings.smtpUrl === null
       ? null
