@@ -1,5 +1,8 @@
-import type { ApiKeyRole } from '../modules/api-keys/api-keys.table.js'
-import type { Actor } from '../modules/orders/orders.table.js'
+/** Roles an API key may hold (D-10); the api-keys module stores them. */
+export type ApiKeyRole = 'admin' | 'staff' | 'app'
+
+/** How a caller is named in history entries (D-56); orders' `Actor` adds the system. */
+export type CallerActor = 'customer' | ApiKeyRole
 
 /** Who is calling, as established from the request's Basic credentials (D-10). */
 export type Principal =
@@ -21,7 +24,7 @@ export function callerClass(principal: Principal): CallerClass {
 }
 
 /** How the principal is named in history entries (D-56). */
-export function actorOf(principal: Principal): Actor {
+export function actorOf(principal: Principal): CallerActor {
   return principal.kind === 'customer' ? 'customer' : principal.role
 }
 

@@ -1,5 +1,6 @@
-/** Roles an API key may hold (D-10). */
-export type ApiKeyRole = 'admin' | 'staff' | 'app'
+import type { ApiKeyRole } from '../../platform/principal.js'
+
+export type { ApiKeyRole }
 
 /** `api_keys`: credentials for staff, admins and customer-facing apps; secrets only as SHA-256. */
 export interface ApiKeysTable {
