@@ -7,7 +7,7 @@ import { newTransactionCode } from './common/ids.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { VersionedMemo } from './db/versioned-memo.js'
-import { apiKeysRepository } from './modules/api-keys/api-keys.repository.js'
+import { apiKeyCredentials } from './modules/api-keys/index.js'
 import { catalogueModule } from './modules/catalogue/index.js'
 import { customerLoginQuery } from './modules/customers/customers.credentials.js'
 import { customersModule } from './modules/customers/index.js'
@@ -68,12 +68,12 @@ export interface AppContext {
  * whether or not they exist.
  */
 function credentialStore(database: Database): CredentialStore {
-  const keys = apiKeysRepository(database)
+  const findApiKey = apiKeyCredentials(database)
   const customerLogin = customerLoginQuery(database)
   const keptKeys = new VersionedMemo<Awaited<ReturnType<CredentialStore['findApiKey']>>>(database.dataVersion, 1000)
   const keptLogins = new VersionedMemo<Awaited<ReturnType<CredentialStore['findCustomerLogin']>>>(database.dataVersion, 1000)
   return {
-    findApiKey: (id) => keptKeys.get(id, () => keys.findForAuth(id)),
+    findApiKey: (id) => keptKeys.get(id, () => findApiKey(id)),
     findCustomerLogin: (email) => keptLogins.get(email, () => customerLogin.first({ email })),
     keptApiKey: (id) => keptKeys.peek(id),
     keptCustomerLogin: (email) => keptLogins.peek(email)

@@ -1,0 +1,5 @@
+// Payments: the data key that seals card numbers and links (D-02), and the card rules (D-34).
+
+export { checkCard, type SealedCard, sealCard } from './card.js'
+export { loadCardKey } from './card-key.js'
+export { checkDataKey } from './data-key-check.js'
