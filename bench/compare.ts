@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { BENCH_DIR, ROOT } from './environment.js'
+import { sql } from 'kysely'
+import type { Database } from '../src/db/database.js'
+import { BENCH_DIR, type BenchDatabase, ROOT } from './environment.js'
 import type { Scenario } from './scenarios.js'
 
 /**
@@ -9,16 +11,23 @@ import type { Scenario } from './scenarios.js'
  * It lives inside the repository so that it loads this checkout's node_modules: a revision with
  * other dependencies or migrations than the working tree cannot be compared this way.
  */
-export function buildRevision(revision: string, log: (line: string) => void): { revision: string; entry: string; commit: string } {
+export function buildRevision(
+  revision: string,
+  log: (line: string) => void
+): { revision: string; entry: string; commit: string; migrations: string[] } {
   const git = (args: string[]) => {
     const result = spawnSync('git', args, { cwd: ROOT, maxBuffer: 256 * 2 ** 20 })
     if (result.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${String(result.stderr).trim()}`)
     return result.stdout
   }
   const commit = String(git(['rev-parse', '--verify', '--quiet', `${revision}^{commit}`])).trim()
+  const migrations = String(git(['ls-tree', '--name-only', commit, 'src/db/migrations/']))
+    .split('\n')
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => path.basename(file, '.ts'))
   const dir = path.join(BENCH_DIR, 'compare', commit.slice(0, 12))
   const entry = path.join(dir, 'dist', 'main.js')
-  if (fs.existsSync(entry)) return { revision, entry, commit }
+  if (fs.existsSync(entry)) return { revision, entry, commit, migrations }
   fs.rmSync(dir, { recursive: true, force: true })
   fs.mkdirSync(dir, { recursive: true })
   const archive = git(['archive', '--format=tar', commit, 'src', 'tsconfig.json', 'package.json'])
@@ -31,7 +40,40 @@ export function buildRevision(revision: string, log: (line: string) => void): { 
   })
   if (!fs.existsSync(entry)) throw new Error(`tsc failed for ${revision}:\n${result.stdout}${result.stderr}`)
   log(`built ${revision} (${commit.slice(0, 12)}) into ${path.relative(ROOT, path.join(dir, 'dist'))}`)
-  return { revision, entry, commit }
+  return { revision, entry, commit, migrations }
+}
+
+/**
+ * Starts the older build on the database this build migrated. Its migrator refuses a database that
+ * records migrations it does not know, so their records are hidden while it starts and put back
+ * after; the tables they made are only more than it reads.
+ */
+/** Opens the database without migrating it (migrating would apply the hidden migrations again). */
+async function withDatabase<T>(database: BenchDatabase, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = database.open('FULL')
+  try {
+    return await work(db)
+  } finally {
+    await db.close()
+  }
+}
+
+export async function startOnNewerSchema<T>(database: BenchDatabase, known: readonly string[], start: () => Promise<T>): Promise<T> {
+  type Row = { name: string; timestamp: string }
+  const hidden = await withDatabase(database, async (db) => {
+    const { rows } = await sql<Row>`select name, timestamp from kysely_migration`.execute(db.db)
+    const newer = rows.filter((row) => !known.includes(row.name))
+    for (const row of newer) await sql`delete from kysely_migration where name = ${row.name}`.execute(db.db)
+    return newer
+  })
+  try {
+    return await start()
+  } finally {
+    await withDatabase(database, async (db) => {
+      for (const row of hidden)
+        await sql`insert into kysely_migration (name, timestamp) values (${row.name}, ${row.timestamp})`.execute(db.db)
+    })
+  }
 }
 
 /** Each API scenario followed by its twin `name@REV`, sent to the build of REV; not a target of its own. */

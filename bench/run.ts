@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { buildRevision, twinsFirst, withTwins } from './compare.js'
+import { buildRevision, startOnNewerSchema, twinsFirst, withTwins } from './compare.js'
 import { apiServerOptions, drive, expiryCheck, log, preflight, primeCredentials, rewind, type Target, waitForQuiet } from './driver.js'
 import {
   BENCH_DIR,
@@ -86,7 +86,12 @@ async function runMain(options: Options, entry: string, machine: MainReport['mac
       })
     const api = await startApi(entry, port.api, 'server.log', options.nodeFlags)
     children.push(api)
-    const twin = compared === null ? null : await startApi(compared.entry, port.compare, 'server-compare.log', options.compareNodeFlags)
+    const twin =
+      compared === null
+        ? null
+        : await startOnNewerSchema(database, compared.migrations, () =>
+            startApi(compared.entry, port.compare, 'server-compare.log', options.compareNodeFlags)
+          )
     if (twin !== null) children.push(twin)
     const pidOf = { api: () => api.pid, baseline: () => baseline.pid, reference: () => reference!.pid, compare: () => twin!.pid }
     // With --workers, RSS and CPU are those of the primary and its API processes together.
