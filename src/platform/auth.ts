@@ -1,13 +1,12 @@
 import type { FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { constantTimeEqual, DUMMY_PASSWORD_HASH, sha256Hex, verifyPassword } from '../common/crypto.js'
 import { normalizeEmail } from '../common/email.js'
-import type { ApiKeyRole } from '../modules/api-keys/api-keys.table.js'
 import type { App } from './app-types.js'
 import { type BasicCredentials, parseBasicAuthorization } from './basic-auth.js'
 import type { VerifiedCredentialCache } from './credential-cache.js'
-import { type CallerClass, callerClass, type Principal } from './principal.js'
+import { type ApiKeyRole, type CallerClass, callerClass, type Principal } from './principal.js'
 import { problems } from './problems.js'
-import { RateLimiter, type RateLimitStore } from './rate-limit.js'
+import type { RateLimitStore } from './rate-limit.js'
 import { addressCounterKey, counterKey, LIMITS } from './rate-limit.rules.js'
 import { addProblems } from './schemas.js'
 
@@ -29,24 +28,19 @@ export class Authenticator {
   private readonly verifying = new Map<string, Promise<boolean | number>>()
   // The same checks by e-mail and password, for requests that meet the limit before reading the customer.
   private readonly checksByEmail = new Map<string, { customerId: string; outcome: Promise<boolean | number> }>()
-  // The rate-limit counters when they answer at once (this process's memory, not Redis): see `customerAdmittedAtOnce`.
-  private readonly countsInMemory: RateLimiter | undefined
 
   constructor(
     private readonly store: CredentialStore,
     private readonly cache: VerifiedCredentialCache,
-    // Issue 10: in memory, or shared through Redis. Its answers may be promises; the two checks on
-    // every customer request await only those, as awaiting a plain value costs a microtask turn.
+    // In memory or shared through Redis (D-14); a store that can answer at once offers `hasRoomNow`.
     private readonly limiter: RateLimitStore
-  ) {
-    this.countsInMemory = limiter instanceof RateLimiter ? limiter : undefined
-  }
+  ) {}
 
   /**
    * The principal of a request's Basic credentials; 401 (or 429 after too many failures) otherwise.
-   * Answered at once, without a promise, when nothing has to be waited for (a kept key, or see
-   * `customerAdmittedAtOnce`);
-   * a refusal is then thrown, else the promise rejects.
+   * Answered at once, without a promise, when nothing has to be waited for (a kept key; a kept
+   * customer login with a verified password and counters that answer at once); a refusal is then
+   * thrown, else the promise rejects.
    */
   authenticate(authorization: string | undefined, clientAddress: string): Principal | Promise<Principal> {
     const credentials = parseBasicAuthorization(authorization)
@@ -58,42 +52,31 @@ export class Authenticator {
       if (kept !== undefined) return keyPrincipal(credentials, kept.value)
       return this.store.findApiKey(credentials.user).then((key) => keyPrincipal(credentials, key))
     }
-    return this.customerAdmittedAtOnce(credentials, clientAddress) ?? this.authenticateCustomer(credentials, clientAddress)
-  }
-
-  /**
-   * Issue 7: the usual customer request (a login read since the data last changed, a password
-   * verified in the last 50 s, counters in memory and under their limits) is admitted without a
-   * single promise: that path is most of what a read costs beyond its SQL. Only an admission is
-   * decided here, with the same checks as `authenticateCustomer` in the same order; anything else
-   * (unknown, wrong, limited, not yet kept, due for a re-check, Redis counters) is undefined and
-   * takes that slow path, which decides it as it always has (a slow hash, whatever the outcome).
-   */
-  private customerAdmittedAtOnce(credentials: BasicCredentials, clientAddress: string): Principal | undefined {
-    const counts = this.countsInMemory
-    if (counts === undefined) return undefined
-    if (!counts.hasRoom(addressFailKey(clientAddress), LIMITS.failedCredentialsPerAddress.limit)) return undefined
-    const email = normalizeEmail(credentials.user)
-    if (!counts.hasRoom(emailFailKey(email), LIMITS.failedSignInsPerEmail.limit)) return undefined
-    const login = this.store.keptCustomerLogin?.(email)?.value
-    if (login?.password_hash == null) return undefined
-    return this.cache.check(login.id, login.password_hash, credentials.password) === 'valid'
-      ? { kind: 'customer', customerId: login.id }
-      : undefined
-  }
-
-  private async authenticateCustomer(credentials: BasicCredentials, clientAddress: string): Promise<Principal> {
-    // Failed customer credentials count per address too, so guessing across many e-mails is bounded.
-    const { limit, windowMs } = LIMITS.failedCredentialsPerAddress
-    const addressCheck = this.limiter.exhausted(addressFailKey(clientAddress), limit, windowMs)
-    const address = addressCheck instanceof Promise ? await addressCheck : addressCheck
-    if (!address.allowed) throw problems.rateLimited(address.retryAfterSeconds)
-    const customerId = await this.checkCustomerPassword(credentials.user, credentials.password)
-    if (customerId === null) {
-      await this.limiter.hit(addressFailKey(clientAddress), limit, windowMs)
-      throw problems.unauthenticated()
+    const addressKey = addressFailKey(clientAddress)
+    if (this.limiter.hasRoomNow?.(addressKey, LIMITS.failedCredentialsPerAddress.limit) === true) {
+      return this.customerPrincipal(credentials, addressKey)
     }
-    return { kind: 'customer', customerId }
+    return this.customerPrincipalAfterAddressCheck(credentials, addressKey)
+  }
+
+  /** Failed customer credentials count per address too, so guessing across many e-mails is bounded (D-14). */
+  private async customerPrincipalAfterAddressCheck(credentials: BasicCredentials, addressKey: string): Promise<Principal> {
+    const { limit, windowMs } = LIMITS.failedCredentialsPerAddress
+    const address = await this.limiter.exhausted(addressKey, limit, windowMs)
+    if (!address.allowed) throw problems.rateLimited(address.retryAfterSeconds)
+    return this.customerPrincipal(credentials, addressKey)
+  }
+
+  /** The customer's principal when the password matches; else the failure counts against the address and 401. */
+  private customerPrincipal(credentials: BasicCredentials, addressKey: string): Principal | Promise<Principal> {
+    const checked = this.customerIdFor(credentials.user, credentials.password)
+    if (typeof checked === 'string') return { kind: 'customer', customerId: checked }
+    return checked.then(async (customerId) => {
+      if (customerId !== null) return { kind: 'customer', customerId }
+      const { limit, windowMs } = LIMITS.failedCredentialsPerAddress
+      await this.limiter.hit(addressKey, limit, windowMs)
+      throw problems.unauthenticated()
+    })
   }
 
   /**
@@ -110,11 +93,24 @@ export class Authenticator {
    * refused at the limit is given back too, so only real failures are ever counted.
    */
   async checkCustomerPassword(rawEmail: string, password: string): Promise<string | null> {
+    return this.customerIdFor(rawEmail, password)
+  }
+
+  /** `checkCustomerPassword`, answered at once (a string) when counters, login and password are known without waiting. */
+  private customerIdFor(rawEmail: string, password: string): string | Promise<string | null> {
     const email = normalizeEmail(rawEmail)
-    const { limit, windowMs } = LIMITS.failedSignInsPerEmail
     const failKey = emailFailKey(email)
-    const failuresCheck = this.limiter.exhausted(failKey, limit, windowMs)
-    const failures = failuresCheck instanceof Promise ? await failuresCheck : failuresCheck
+    if (this.limiter.hasRoomNow?.(failKey, LIMITS.failedSignInsPerEmail.limit) !== true) {
+      return this.checkAfterFailureCount(email, password, failKey)
+    }
+    const kept = this.store.keptCustomerLogin?.(email)
+    if (kept !== undefined) return this.passwordMatch(kept.value, password, failKey)
+    return this.store.findCustomerLogin(email).then((found) => this.passwordMatch(found, password, failKey))
+  }
+
+  private async checkAfterFailureCount(email: string, password: string, failKey: string): Promise<string | null> {
+    const { limit, windowMs } = LIMITS.failedSignInsPerEmail
+    const failures = await this.limiter.exhausted(failKey, limit, windowMs)
     if (!failures.allowed) {
       // The tenth slot may be held by the check of this very password, still running: wait for it.
       const running = this.checksByEmail.get(`${failKey}\n${this.cache.fingerprint(password)}`)
@@ -123,24 +119,31 @@ export class Authenticator {
       if (typeof outcome === 'number') throw problems.rateLimited(outcome)
       return outcome ? running.customerId : null
     }
+    return this.passwordMatch(await this.store.findCustomerLogin(email), password, failKey)
+  }
 
-    const found = await this.store.findCustomerLogin(email)
+  /** Given the stored login (undefined: unknown e-mail), the customer id when the password matches, else null. */
+  private passwordMatch(found: StoredLogin | undefined, password: string, failKey: string): string | Promise<string | null> {
     // A customer without a password cannot authenticate (D-10): checked like an unknown e-mail.
-    if (found?.password_hash == null) {
-      const reserved = await this.reserveFailure(failKey)
-      if (reserved !== true) throw problems.rateLimited(reserved)
-      await verifyPassword(password, DUMMY_PASSWORD_HASH)
-      return null
-    }
+    if (found?.password_hash == null) return this.refuseWithoutPassword(password, failKey)
     const login = { id: found.id, hash: found.password_hash }
     const state = this.cache.check(login.id, login.hash, password)
     if (state !== 'miss') {
       if (state === 'refresh') void this.verifyOnce(login.id, login.hash, password, null).catch(() => {})
       return login.id
     }
-    const outcome = await this.verifyOnce(login.id, login.hash, password, failKey)
-    if (typeof outcome === 'number') throw problems.rateLimited(outcome)
-    return outcome ? login.id : null
+    return this.verifyOnce(login.id, login.hash, password, failKey).then((outcome) => {
+      if (typeof outcome === 'number') throw problems.rateLimited(outcome)
+      return outcome ? login.id : null
+    })
+  }
+
+  /** An unknown e-mail, or a customer without a password: a failure, after the same slow hash as a wrong password. */
+  private async refuseWithoutPassword(password: string, failKey: string): Promise<null> {
+    const reserved = await this.reserveFailure(failKey)
+    if (reserved !== true) throw problems.rateLimited(reserved)
+    await verifyPassword(password, DUMMY_PASSWORD_HASH)
+    return null
   }
 
   /** Counts one failure ahead of a check: true, or the seconds to wait when the limit is reached (then nothing is counted). */
@@ -194,7 +197,7 @@ export class Authenticator {
   }
 }
 
-// The counters of D-14, one place for their keys: the check at once and the full check must read the same.
+// The counters of D-14, one place for their keys: every check of one counter must read the same key.
 const addressFailKey = (clientAddress: string) => addressCounterKey(LIMITS.failedCredentialsPerAddress, clientAddress)
 const emailFailKey = (email: string) => counterKey(LIMITS.failedSignInsPerEmail, email)
 

@@ -8,7 +8,7 @@ export interface RateDecision {
 }
 
 /**
- * Where fixed-window rate-limit counters live (D-14, issue 10). `RateLimiter` below keeps them in
+ * Where fixed-window rate-limit counters live (D-14). `RateLimiter` below keeps them in
  * this process's memory; `RedisRateLimitStore` (rate-limit.redis.ts) shares them between API
  * processes when REDIS_URL is set. Callers always `await` the answer, which may or may not be a promise.
  */
@@ -19,6 +19,11 @@ export interface RateLimitStore {
   exhausted(key: string, limit: number, windowMs: number): RateDecision | Promise<RateDecision>
   /** Takes back one event counted by `hit` in the current window (a reserved attempt that succeeded). */
   refund(key: string): void | Promise<void>
+  /**
+   * `exhausted(key, limit, …).allowed`, answered at once and without allocating, by a store that can
+   * (this process's memory): the check every admitted customer request makes twice (auth.ts).
+   */
+  hasRoomNow?(key: string, limit: number): boolean
   /** Releases connections, if any. */
   close?(): Promise<void>
 }
@@ -113,11 +118,8 @@ export class RateLimiter implements RateLimitStore {
     return this.decision(window, limit - 1)
   }
 
-  /**
-   * `exhausted(key, limit, …).allowed`, answered without creating a window or any object: the
-   * check every admitted customer request makes twice (auth.ts `customerAdmittedAtOnce`).
-   */
-  hasRoom(key: string, limit: number): boolean {
+  /** `exhausted(key, limit, …).allowed`, answered without creating a window or any object. */
+  hasRoomNow(key: string, limit: number): boolean {
     const window = this.liveWindow(key)
     return window === undefined || window.count < limit
   }

@@ -53,12 +53,12 @@ describe('RateLimiter (D-14)', () => {
     assert.equal(limiter.exhausted('k', 2, 60_000).allowed, true)
   })
 
-  it('should answer hasRoom as exhausted(...).allowed at every count, before, in and after the window, refunds too', () => {
+  it('should answer hasRoomNow as exhausted(...).allowed at every count, before, in and after the window, refunds too', () => {
     const clock = new ManualClock()
     const limiter = new RateLimiter(clock)
     const agree = (label: string) => {
       const expected = limiter.exhausted('k', 2, 60_000).allowed
-      assert.equal(limiter.hasRoom('k', 2), expected, label)
+      assert.equal(limiter.hasRoomNow('k', 2), expected, label)
       return expected
     }
     assert.equal(agree('no window yet'), true)
@@ -78,18 +78,18 @@ describe('RateLimiter (D-14)', () => {
     assert.equal(agree('window over'), true)
   })
 
-  it('should create no window when hasRoom or exhausted is asked of a key never hit', () => {
+  it('should create no window when hasRoomNow or exhausted is asked of a key never hit', () => {
     const clock = new ManualClock()
     const limiter = new RateLimiter(clock, 2)
     for (let i = 0; i < 10; i++) {
-      assert.equal(limiter.hasRoom(`k${i}`, 1), true)
+      assert.equal(limiter.hasRoomNow(`k${i}`, 1), true)
       assert.deepEqual(limiter.exhausted(`e${i}`, 1, 60_000), { allowed: true, retryAfterSeconds: 60 })
     }
     // With room for two windows, two hits still fit: nothing was swept or kept for the keys asked about.
     limiter.hit('a', 1, 60_000)
     limiter.hit('b', 1, 60_000)
-    assert.equal(limiter.hasRoom('a', 1), false)
-    assert.equal(limiter.hasRoom('b', 1), false)
+    assert.equal(limiter.hasRoomNow('a', 1), false)
+    assert.equal(limiter.hasRoomNow('b', 1), false)
   })
 
   it('should take back a refunded hit in the live window only, never below zero', () => {
@@ -141,13 +141,13 @@ describe('RateLimiter under eviction pressure (D-14, issue 25)', () => {
     assert.deepEqual(limiter.hit('signin-calls:203.0.113.1', ADDRESS.limit, ADDRESS.windowMs), { allowed: false, retryAfterSeconds: 60 })
     clock.advance(59_999)
     flood(1)
-    assert.equal(limiter.hasRoom('signin-calls:203.0.113.1', ADDRESS.limit), false, 'kept to the last millisecond of its window')
+    assert.equal(limiter.hasRoomNow('signin-calls:203.0.113.1', ADDRESS.limit), false, 'kept to the last millisecond of its window')
     clock.advance(1)
     flood(2)
-    assert.equal(limiter.hasRoom('signin-calls:203.0.113.1', ADDRESS.limit), true, 'its window over, it may go')
+    assert.equal(limiter.hasRoomNow('signin-calls:203.0.113.1', ADDRESS.limit), true, 'its window over, it may go')
     clock.advance(15 * 60_000 - 60_001)
     flood(3)
-    assert.equal(limiter.hasRoom('signin-fail:victim@example.com', EMAIL.limit), false)
+    assert.equal(limiter.hasRoomNow('signin-fail:victim@example.com', EMAIL.limit), false)
     clock.advance(1)
     assert.equal(limiter.hit('signin-fail:victim@example.com', EMAIL.limit, EMAIL.windowMs).allowed, true)
   })
@@ -178,7 +178,7 @@ describe('RateLimiter under eviction pressure (D-14, issue 25)', () => {
     assert.deepEqual(keys(limiter), ['nine', 'five', 'full', 'c'])
     limiter.hit('d', 10, 60_000)
     assert.deepEqual(keys(limiter), ['nine', 'five', 'full', 'd'])
-    assert.equal(limiter.hasRoom('nine', 10), true)
+    assert.equal(limiter.hasRoomNow('nine', 10), true)
     assert.equal(limiter.hit('nine', 10, 60_000).allowed, true, 'kept with its nine events: the tenth is allowed')
     assert.equal(limiter.hit('nine', 10, 60_000).allowed, false)
   })
@@ -196,7 +196,7 @@ describe('RateLimiter under eviction pressure (D-14, issue 25)', () => {
     assert.equal(limiter.refusedForRoom, 2)
     assert.deepEqual(keys(limiter), ['a', 'b', 'c'])
     // Asking about a key counts nothing, so it needs no room.
-    assert.equal(limiter.hasRoom('new', 5), true)
+    assert.equal(limiter.hasRoomNow('new', 5), true)
     assert.equal(limiter.exhausted('new', 5, 60_000).allowed, true)
     assert.equal(limiter.hit('a', 1, 60_000).allowed, false)
     clock.advance(50_000)
@@ -228,12 +228,12 @@ describe('RateLimiter under eviction pressure (D-14, issue 25)', () => {
       if (next(10) === 0) clock.advance(next(400))
       const decision = limiter.hit(`k${i}`, limit, windowMs)
       const window = windows.get(`k${i}`)
-      if (window !== undefined && !limiter.hasRoom(`k${i}`, limit)) reached.set(`k${i}`, { limit, resetAt: window.resetAt })
+      if (window !== undefined && !limiter.hasRoomNow(`k${i}`, limit)) reached.set(`k${i}`, { limit, resetAt: window.resetAt })
       if (window === undefined) assert.equal(decision.allowed, false, 'a key not kept is refused')
       assert.ok(limiter.size <= 20, `step ${step}: ${limiter.size} kept`)
       for (const [key, at] of reached) {
         if (at.resetAt <= clock.now()) reached.delete(key)
-        else assert.equal(limiter.hasRoom(key, at.limit), false, `step ${step}: ${key} forgotten at its limit`)
+        else assert.equal(limiter.hasRoomNow(key, at.limit), false, `step ${step}: ${key} forgotten at its limit`)
       }
     }
     assert.ok(limiter.refusedForRoom > 0 && limiter.refusedForRoom < 20_000, String(limiter.refusedForRoom))
