@@ -15,6 +15,7 @@ import { registerOutboxMetrics } from './modules/notifications/notifications.met
 import { ordersModule } from './modules/orders/index.js'
 import { trackingModule } from './modules/tracking/index.js'
 import { webModule } from './modules/web/index.js'
+import type { AppContext } from './platform/app-context.js'
 import type { App } from './platform/app-types.js'
 import { Authenticator, type CredentialStore } from './platform/auth.js'
 import { BODY_LIMIT, registerBodyParsers } from './platform/body-parsers.js'
@@ -28,7 +29,6 @@ import { createLogger } from './platform/logger.js'
 import { registerMaintenance } from './platform/maintenance.js'
 import { Metrics } from './platform/metrics.js'
 import { registerOpenApi, registerOpenApiRoutes } from './platform/openapi.js'
-import type { RateLimitStores } from './platform/rate-limit.js'
 import { createRateLimitStores } from './platform/rate-limit.redis.js'
 import { answerBeforeRouting, registerRequestContext, requestIdOf } from './platform/request-context.js'
 import { SCHEMA_KEYWORDS } from './platform/schemas.js'
@@ -46,19 +46,8 @@ export interface AppDeps {
   drawTransactionCode?: () => number
 }
 
-/** What every module may use; built once per app. */
-export interface AppContext {
-  readonly config: Config
-  readonly database: Database
-  readonly clock: Clock
-  readonly dataKey: Buffer
-  readonly auth: Authenticator
-  readonly rateLimits: RateLimitStores
-  readonly writes: Writes
-  readonly metrics: Metrics
-  readonly logger: Logger
-  readonly drawTransactionCode: () => number
-}
+// Until every module's index.ts takes it from platform/ (issue 26).
+export type { AppContext } from './platform/app-context.js'
 
 /**
  * The stored credentials, kept until the database changes (VersionedMemo: on SQLite any commit, by

@@ -1,5 +1,6 @@
-import type { AppContext } from '../../app.js'
 import { TimeFormatter } from '../../common/time-format.js'
+import type { Config } from '../../config.js'
+import type { AppContext } from '../../platform/app-context.js'
 import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
 import { useSchemas } from '../../platform/components.js'
@@ -12,8 +13,13 @@ import { ReceiptsService } from './receipts.service.js'
 
 export { HISTORY_TYPES } from './orders.table.js'
 
+/** What the orders module uses of the app context. */
+interface OrdersDeps extends Pick<AppContext, 'database' | 'writes' | 'clock' | 'auth' | 'drawTransactionCode'> {
+  readonly config: Pick<Config, 'timeZone'>
+}
+
 /** Orders (the wire's transactions) and receipts. Who may call what is decided here (D-12). */
-export function ordersModule(context: AppContext) {
+export function ordersModule(context: OrdersDeps) {
   const time = new TimeFormatter(context.config.timeZone)
   const orders = new OrdersService(context.database, context.writes, context.clock, time, context.drawTransactionCode)
   const receipts = new ReceiptsService(context.database, context.writes, context.clock, time)

@@ -1,4 +1,5 @@
-import type { AppContext } from '../../app.js'
+import type { Config } from '../../config.js'
+import type { AppContext } from '../../platform/app-context.js'
 import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
 import { useSchemas } from '../../platform/components.js'
@@ -6,8 +7,14 @@ import { trackingLinkRoutes, trackingStatusRoutes } from './tracking.routes.js'
 import { TRACKING_SCHEMAS } from './tracking.schemas.js'
 import { TrackingService } from './tracking.service.js'
 
+/** What the tracking module uses of the app context. */
+interface TrackingDeps extends Pick<AppContext, 'database' | 'writes' | 'clock' | 'dataKey' | 'auth'> {
+  readonly config: Pick<Config, 'publicUrl'>
+  readonly rateLimits: Pick<AppContext['rateLimits'], 'tracking'>
+}
+
 /** Tracking links for customers. Who may call what is decided here. */
-export function trackingModule(context: AppContext) {
+export function trackingModule(context: TrackingDeps) {
   const tracking = new TrackingService(context.database, context.writes, context.clock, context.dataKey, context.config.publicUrl)
   return async (app: App): Promise<void> => {
     // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).

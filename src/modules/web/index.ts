@@ -2,7 +2,7 @@ import path from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyReply } from 'fastify'
 import Type from 'typebox'
-import type { AppContext } from '../../app.js'
+import type { AppContext } from '../../platform/app-context.js'
 import type { App } from '../../platform/app-types.js'
 import { sendProblem, unroutedProblem } from '../../platform/error-handler.js'
 import { Problem } from '../../platform/problems.js'
@@ -23,7 +23,7 @@ function notBuilt(): Problem {
  * only: the console to /v1 with the staff key the user types, the tracking page to
  * POST /track/{token}/status.
  */
-export function webModule(context: AppContext, pages = new BuiltPages()) {
+export function webModule(context: Pick<AppContext, 'logger'>, pages = new BuiltPages()) {
   const send = (reply: FastifyReply, name: PageName) => {
     const html = pages.html(name)
     return html === undefined ? sendProblem(reply, notBuilt()) : reply.headers(PAGE_HEADERS).send(html)

@@ -4,7 +4,6 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import Fastify from 'fastify'
-import type { AppContext } from '../../../src/app.js'
 import { sqliteDialect } from '../../../src/db/dialect.js'
 import { webModule } from '../../../src/modules/web/index.js'
 import { BuiltPages } from '../../../src/modules/web/pages.js'
@@ -103,8 +102,7 @@ describe('the console when it has not been built (issue 9)', () => {
   before(async () => {
     app = Fastify() as unknown as App
     registerErrorHandling(app, sqliteDialect)
-    const context = { logger: createLogger('silent') } as unknown as AppContext
-    await app.register(webModule(context, new BuiltPages(empty)))
+    await app.register(webModule({ logger: createLogger('silent') }, new BuiltPages(empty)))
     await app.ready()
   })
   after(async () => {
