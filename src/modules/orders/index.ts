@@ -11,7 +11,8 @@ import { OrdersService } from './orders.service.js'
 import { receiptRoutes } from './receipts.routes.js'
 import { ReceiptsService } from './receipts.service.js'
 
-export { HISTORY_TYPES } from './orders.table.js'
+export { assertVisible } from './order-rules.js'
+export { HISTORY_TYPES, type HistoryType } from './orders.table.js'
 
 /** What the orders module uses of the app context. */
 interface OrdersDeps extends Pick<AppContext, 'database' | 'writes' | 'clock' | 'auth' | 'drawTransactionCode'> {

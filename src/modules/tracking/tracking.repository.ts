@@ -1,5 +1,5 @@
 import type { StatementCompiler, Tx } from '../../db/statement.js'
-import type { HistoryType } from '../orders/orders.table.js'
+import type { HistoryType } from '../orders/index.js'
 
 /** An order as the tracking use cases see it: its internal id and its owner. */
 export interface TrackedOrder {
