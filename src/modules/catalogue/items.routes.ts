@@ -1,7 +1,6 @@
 import type { App } from '../../platform/app-types.js'
 import { Ref } from '../../platform/components.js'
 import { callerOf } from '../../platform/idempotency.js'
-import { sendKept } from '../../platform/kept-body.js'
 import { operation } from '../../platform/schemas.js'
 import { CreateItemBody, ItemResponse, ItemsResponse, RemoveItemBody, UpdateItemBody } from './items.schemas.js'
 import type { ItemsService } from './items.service.js'
@@ -21,9 +20,10 @@ export function itemReadRoutes(app: App, items: ItemsService): void {
         params: ServiceNameParams,
         response: Ref(ItemsResponse),
         problems: ['service_not_found']
-      })
+      }),
+      config: { sharedAnswer: true }
     },
-    async (request, reply) => sendKept(reply, await items.list(request.params.service_name))
+    (request) => items.list(request.params.service_name)
   )
 }
 

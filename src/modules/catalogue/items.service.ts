@@ -1,8 +1,8 @@
 import type { Static } from 'typebox'
 import type { Clock } from '../../common/clock.js'
 import { wholeNumber } from '../../common/numbers.js'
+import { type ReadMemo, readEveryTime } from '../../common/read-memo.js'
 import type { Database } from '../../db/database.js'
-import { VersionedMemo } from '../../db/versioned-memo.js'
 import type { Caller, Writes } from '../../platform/idempotency.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { type ItemsRepository, itemsRepository } from './items.repository.js'
@@ -37,17 +37,16 @@ function groupOf(raw: string): string {
 export class ItemsService {
   private readonly items: ItemsRepository
   private readonly services: ServicesRepository
-  // Get items is polled by every app screen and changes only with the catalogue.
-  private readonly lists: VersionedMemo<Static<typeof ItemsResponse>>
 
   constructor(
     database: Database,
     private readonly writes: Writes,
-    private readonly clock: Clock
+    private readonly clock: Clock,
+    // How item lists are kept between calls: the module's factory decides (index.ts).
+    private readonly lists: ReadMemo<Static<typeof ItemsResponse>> = readEveryTime()
   ) {
     this.items = itemsRepository(database)
     this.services = servicesRepository(database)
-    this.lists = new VersionedMemo(database.dataVersion)
   }
 
   /** The visible items of a service, grouped (spec Get items). */

@@ -1,7 +1,6 @@
 import type { App } from '../../platform/app-types.js'
 import { Ref } from '../../platform/components.js'
 import { callerOf } from '../../platform/idempotency.js'
-import { sendKept } from '../../platform/kept-body.js'
 import { operation } from '../../platform/schemas.js'
 import {
   AddStepBody,
@@ -105,8 +104,9 @@ export function serviceStaffRoutes(app: App, services: ServicesService): void {
         tags,
         response: Ref(StatsResponse),
         problems: []
-      })
+      }),
+      config: { sharedAnswer: true }
     },
-    async (_request, reply) => sendKept(reply, await services.stats())
+    () => services.stats()
   )
 }

@@ -2,13 +2,13 @@ import type { Static } from 'typebox'
 import type { Clock } from '../../common/clock.js'
 import { newId } from '../../common/ids.js'
 import { wholeNumber } from '../../common/numbers.js'
+import { type ReadMemo, readEveryTime } from '../../common/read-memo.js'
 import type { Database } from '../../db/database.js'
-import { VersionedMemo } from '../../db/versioned-memo.js'
 import type { Caller, Writes } from '../../platform/idempotency.js'
 import { invalidField, problems } from '../../platform/problems.js'
-import { CatalogueTexts } from './catalogue-texts.js'
 import { type EventInput, type EventName, encodeEvents, parseEvents } from './events.js'
 import { cleanServiceName, defaultImageTitle, serviceKeyOf, serviceNameKey, serviceNameProblem } from './names.js'
+import { ServiceStatistics } from './service-statistics.js'
 import { type ServicesRepository, servicesRepository } from './services.repository.js'
 import type {
   AddStepBody,
@@ -19,7 +19,7 @@ import type {
   ServiceView,
   StatsResponse
 } from './services.schemas.js'
-import { toServiceView, toStatsView } from './services.views.js'
+import { toServiceView } from './services.views.js'
 
 function eventsOf(input: readonly EventInput[] | undefined): EventName[] {
   if (input === undefined) return []
@@ -45,19 +45,17 @@ function positionOf(value: number | string, field: string): number {
 /** Services and their steps: create, add and remove steps, read a step, statistics (D-40 to D-44). */
 export class ServicesService {
   private readonly repo: ServicesRepository
-  private readonly texts: CatalogueTexts
-  // Statistics are polled by every staff board; between two order changes the answer is the same.
-  private readonly statistics: VersionedMemo<Static<typeof StatsResponse>>
-  private lastStatistics: { text: string; answer: Static<typeof StatsResponse> } | undefined
+  private readonly statistics: ServiceStatistics
 
   constructor(
     private readonly database: Database,
     private readonly writes: Writes,
-    private readonly clock: Clock
+    private readonly clock: Clock,
+    // How statistics are kept between polls: the module's factory decides (index.ts).
+    private readonly statisticsMemo: ReadMemo<Static<typeof StatsResponse>> = readEveryTime()
   ) {
     this.repo = servicesRepository(database)
-    this.texts = new CatalogueTexts(database)
-    this.statistics = new VersionedMemo(database.dataVersion, 1)
+    this.statistics = new ServiceStatistics(this.repo, database)
   }
 
   /** Creates a service whose step 1 is `description` (spec Create service, D-40, D-41). */
@@ -151,33 +149,7 @@ export class ServicesService {
 
   /** Per-step order counts of every service (spec Get service statistics, D-44). */
   stats(): Promise<Static<typeof StatsResponse>> {
-    return this.statistics.get('all', () => this.readStats())
-  }
-
-  private async readStats(): Promise<Static<typeof StatsResponse>> {
-    const counters = await this.repo.counters()
-    // The answer is made of the counters and the steps' texts, which never change: counters read as
-    // the same text as last time give the same answer, and the same object, whose serialised body
-    // is kept (sendKept). Where there is no VersionedMemo (PostgreSQL) this spares every poll
-    // between two order changes building and serialising the answer again.
-    const last = this.lastStatistics
-    if (last !== undefined && last.text === counters.text) return last.answer
-    // Only an answer built from these very counters is kept: with a step unknown here, withTexts
-    // reads counters again with the texts, and those may be newer than `counters.text`.
-    const fromTheseCounters = this.texts.knows(counters.rows)
-    const rows = await this.texts.withTexts(counters.rows)
-    const answer = toStatsView(
-      rows.map((row) => ({
-        service_id: row.service_id,
-        service_name: row.serviceName,
-        image_title: row.imageTitle,
-        position: row.position,
-        description: row.description,
-        order_count: row.order_count
-      }))
-    )
-    if (fromTheseCounters) this.lastStatistics = { text: counters.text, answer }
-    return answer
+    return this.statisticsMemo.get('all', () => this.statistics.read())
   }
 }
 

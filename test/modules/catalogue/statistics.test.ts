@@ -4,8 +4,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { CompiledQuery, sql } from 'kysely'
 import { openDatabase } from '../../../src/db/database.js'
 import { type CompiledStatement, type Reader, StatementRegistry } from '../../../src/db/statement.js'
-import { CatalogueTexts } from '../../../src/modules/catalogue/catalogue-texts.js'
 import { ServicesService } from '../../../src/modules/catalogue/services.service.js'
+import { StepTexts } from '../../../src/modules/catalogue/step-texts.js'
 import { describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
@@ -268,7 +268,7 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
       select id as step_id, service_id, position, order_count from service_steps order by service_id, position
     `.execute(t.database.db)
     ok(await t.post('/v1/service/remove', { service_name: 'Vanishing', position_number: 2 }))
-    const rows = await new CatalogueTexts(t.database).withTexts(counters)
+    const rows = await new StepTexts(t.database).withTexts(counters)
     // Read again, counters and texts in one statement: the removed step is in neither.
     const vanishing = rows.filter((row) => row.serviceName === 'Vanishing')
     assert.deepEqual(

@@ -18,7 +18,7 @@ export type StatsRow = StatsCounterRow & StepText
  * are read again together, in one statement: read apart, a step removed between the two reads had
  * a counter and no text (a 500).
  */
-export class CatalogueTexts {
+export class StepTexts {
   private texts = new Map<number, StepText>()
   private readonly all
 
