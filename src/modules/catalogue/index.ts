@@ -1,7 +1,9 @@
 import type { AppContext } from '../../app.js'
+import { VersionedMemo } from '../../db/versioned-memo.js'
 import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
 import { useSchemas } from '../../platform/components.js'
+import { serialiseSharedAnswersOnce } from '../../platform/shared-answers.js'
 import { itemReadRoutes, itemStaffRoutes } from './items.routes.js'
 import { ITEM_SCHEMAS } from './items.schemas.js'
 import { ItemsService } from './items.service.js'
@@ -13,9 +15,13 @@ export { ProgressBar, SERVICE_VIEW_SCHEMAS, ServiceKey, ServiceView } from './se
 
 /** The catalogue: services, steps and items. Who may call what is decided here (D-12). */
 export function catalogueModule(context: AppContext) {
-  const services = new ServicesService(context.database, context.writes, context.clock)
-  const items = new ItemsService(context.database, context.writes, context.clock)
+  // Statistics and item lists are polled by every board and app screen: kept until the data changes.
+  const { dataVersion } = context.database
+  const services = new ServicesService(context.database, context.writes, context.clock, new VersionedMemo(dataVersion, 1))
+  const items = new ItemsService(context.database, context.writes, context.clock, new VersionedMemo(dataVersion))
   return async (app: App): Promise<void> => {
+    // Their answers, shared between requests, are serialised once each (`config.sharedAnswer`).
+    serialiseSharedAnswersOnce(app)
     // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).
     useSchemas(app, [...SERVICE_SCHEMAS, ...ITEM_SCHEMAS])
     // Every caller: app keys, customers, staff.
