@@ -23,7 +23,7 @@ import { VerifiedCredentialCache } from './platform/credential-cache.js'
 import { frameworkProblem, registerErrorHandling, sendProblem } from './platform/error-handler.js'
 import { registerHealth } from './platform/health.js'
 import { answerUnusualRequests, httpServerOptions, limitConnections } from './platform/http-limits.js'
-import { callerOf, takesIdempotencyKey, Writes } from './platform/idempotency.js'
+import { callerOf, takesIdempotencyKey, UseCaseRunner } from './platform/idempotency.js'
 import { lazyChildLoggerFactory } from './platform/lazy-logger.js'
 import { createLogger } from './platform/logger.js'
 import { registerMaintenance } from './platform/maintenance.js'
@@ -99,7 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     dataKey: deps.dataKey,
     auth: new Authenticator(credentialStore(deps.database), new VerifiedCredentialCache(clock), rateLimits.signIn),
     rateLimits,
-    writes: new Writes(deps.database, clock, deps.dataKey),
+    useCases: new UseCaseRunner(deps.database, clock, deps.dataKey),
     metrics,
     logger,
     drawTransactionCode: deps.drawTransactionCode ?? newTransactionCode
@@ -143,7 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   answerUnusualRequests(app.server)
   registerErrorHandling(app, deps.database.dialect, async (request) =>
     // Only operations that take a key (their header schema names it), once the caller is known.
-    request.principal !== undefined && takesIdempotencyKey(request) ? context.writes.reusedElsewhere(callerOf(request)) : false
+    request.principal !== undefined && takesIdempotencyKey(request) ? context.useCases.reusedElsewhere(callerOf(request)) : false
   )
   registerBodyParsers(app)
   registerRequestContext(app, metrics)
@@ -152,7 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await registerModules(app, context)
   app.addHook('onClose', async () => rateLimits.close())
-  registerMaintenance(app, [{ name: 'expired idempotency keys', run: () => context.writes.purgeExpired() }], logger as FastifyBaseLogger)
+  registerMaintenance(app, [{ name: 'expired idempotency keys', run: () => context.useCases.purgeExpired() }], logger as FastifyBaseLogger)
 
   await registerOpenApiRoutes(app)
   return app

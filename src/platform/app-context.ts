@@ -3,7 +3,7 @@ import type { Clock } from '../common/clock.js'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
 import type { Authenticator } from './auth.js'
-import type { Writes } from './idempotency.js'
+import type { UseCaseRunner } from './idempotency.js'
 import type { Metrics } from './metrics.js'
 import type { RateLimitStores } from './rate-limit.js'
 
@@ -19,7 +19,7 @@ export interface AppContext {
   readonly dataKey: Buffer
   readonly auth: Authenticator
   readonly rateLimits: RateLimitStores
-  readonly writes: Writes
+  readonly useCases: UseCaseRunner
   readonly metrics: Metrics
   readonly logger: Logger
   /** Draws transaction codes (D-50). */

@@ -123,7 +123,7 @@ function idempotencyStatements(database: StatementCompiler) {
  * so a concurrent repeat waits for the first and then replays it, and a retried move never
  * advances twice. Keys are kept in the database, so they hold across processes.
  */
-export class Writes {
+export class UseCaseRunner {
   private readonly statements: ReturnType<typeof idempotencyStatements>
   private readonly fingerprintKey: Buffer
   private readonly answerKey: Buffer

@@ -17,8 +17,8 @@ export { ProgressBar, SERVICE_VIEW_SCHEMAS, ServiceKey, ServiceView } from './se
 export function catalogueModule(context: AppContext) {
   // Statistics and item lists are polled by every board and app screen: kept until the data changes.
   const { dataVersion } = context.database
-  const services = new ServicesService(context.database, context.writes, context.clock, new VersionedMemo(dataVersion, 1))
-  const items = new ItemsService(context.database, context.writes, context.clock, new VersionedMemo(dataVersion))
+  const services = new ServicesService(context.database, context.useCases, context.clock, new VersionedMemo(dataVersion, 1))
+  const items = new ItemsService(context.database, context.useCases, context.clock, new VersionedMemo(dataVersion))
   return async (app: App): Promise<void> => {
     // Their answers, shared between requests, are serialised once each (`config.sharedAnswer`).
     serialiseSharedAnswersOnce(app)

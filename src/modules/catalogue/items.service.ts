@@ -3,7 +3,7 @@ import type { Clock } from '../../common/clock.js'
 import { wholeNumber } from '../../common/numbers.js'
 import { type ReadMemo, readEveryTime } from '../../common/read-memo.js'
 import type { Database } from '../../db/database.js'
-import type { Caller, Writes } from '../../platform/idempotency.js'
+import type { Caller, UseCaseRunner } from '../../platform/idempotency.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { type ItemsRepository, itemsRepository } from './items.repository.js'
 import type { CreateItemBody, ItemResponse, ItemsResponse, RemoveItemBody, UpdateItemBody } from './items.schemas.js'
@@ -40,7 +40,7 @@ export class ItemsService {
 
   constructor(
     database: Database,
-    private readonly writes: Writes,
+    private readonly useCases: UseCaseRunner,
     private readonly clock: Clock,
     // How item lists are kept between calls: the module's factory decides (index.ts).
     private readonly lists: ReadMemo<Static<typeof ItemsResponse>> = readEveryTime()
@@ -65,7 +65,7 @@ export class ItemsService {
     if (title === '') throw invalidField('/title', 'must not be blank')
     const group = body.group === undefined ? 'General' : groupOf(body.group)
     const serviceKey = serviceKeyOf(body.service_name)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const service = await this.services.findByKey(tx, serviceKey, 'none')
       if (service === undefined) throw problems.serviceNotFound()
       const id = await this.items.insert(tx, {
@@ -91,7 +91,7 @@ export class ItemsService {
     if (body.price !== undefined) changes.price_cents = priceOf(body.price)
     if (body.image_url !== undefined) changes.image_url = body.image_url.trim()
     if (body.group !== undefined) changes.group_name = groupOf(body.group)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const item = await this.items.find(tx, id)
       if (item === undefined) throw problems.itemNotFound()
       if (Object.keys(changes).length > 0) await this.items.update(tx, id, changes, this.clock.now())
@@ -102,7 +102,7 @@ export class ItemsService {
   /** Hides the item from the catalogue; receipts keep their lines (D-45). */
   async remove(body: RemoveItemBody, caller: Caller): Promise<Static<typeof ItemResponse>> {
     const id = itemIdOf(body.item_id)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const item = await this.items.find(tx, id)
       if (item === undefined) throw problems.itemNotFound()
       await this.items.markRemoved(tx, id, this.clock.now())

@@ -4,7 +4,7 @@ import { newId } from '../../common/ids.js'
 import { wholeNumber } from '../../common/numbers.js'
 import { type ReadMemo, readEveryTime } from '../../common/read-memo.js'
 import type { Database } from '../../db/database.js'
-import type { Caller, Writes } from '../../platform/idempotency.js'
+import type { Caller, UseCaseRunner } from '../../platform/idempotency.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { type EventInput, type EventName, encodeEvents, parseEvents } from './events.js'
 import { cleanServiceName, defaultImageTitle, serviceKeyOf, serviceNameKey, serviceNameProblem } from './names.js'
@@ -49,7 +49,7 @@ export class ServicesService {
 
   constructor(
     private readonly database: Database,
-    private readonly writes: Writes,
+    private readonly useCases: UseCaseRunner,
     private readonly clock: Clock,
     // How statistics are kept between polls: the module's factory decides (index.ts).
     private readonly statisticsMemo: ReadMemo<Static<typeof StatsResponse>> = readEveryTime()
@@ -65,7 +65,7 @@ export class ServicesService {
     if (nameProblem !== undefined) throw invalidField('/service_name', nameProblem)
     const events = eventsOf(body.events)
     const imageTitle = body.image_title === undefined ? defaultImageTitle(name) : body.image_title.trim()
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       if ((await this.repo.findByKey(tx, serviceNameKey(name), 'none')) !== undefined) throw problems.serviceExists()
       let serviceId: number
       try {
@@ -97,7 +97,7 @@ export class ServicesService {
     const events = eventsOf(body.events)
     const requested = body.position_number === undefined ? undefined : positionOf(body.position_number, '/position_number')
     const serviceKey = serviceKeyOf(body.service_name)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       // Locked for update: renumbering is atomic against other step changes and against moves.
       const service = await this.repo.findByKey(tx, serviceKey, 'update')
       if (service === undefined) throw problems.serviceNotFound()
@@ -122,7 +122,7 @@ export class ServicesService {
   async removeStep(body: RemoveStepBody, caller: Caller): Promise<Static<typeof MessageResponse>> {
     const position = removalPosition(body)
     const serviceKey = serviceKeyOf(body.service_name)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const service = await this.repo.findByKey(tx, serviceKey, 'update')
       if (service === undefined) throw problems.serviceNotFound()
       const step = position > service.step_count ? undefined : await this.repo.stepAt(tx, service.id, position)

@@ -3,7 +3,7 @@ import type { Clock } from '../../common/clock.js'
 import { hashPassword } from '../../common/crypto.js'
 import { newId } from '../../common/ids.js'
 import type { Database } from '../../db/database.js'
-import type { Caller, Writes } from '../../platform/idempotency.js'
+import type { Caller, UseCaseRunner } from '../../platform/idempotency.js'
 import type { Principal } from '../../platform/principal.js'
 import { problems } from '../../platform/problems.js'
 import { checkCard, type SealedCard, sealCard } from '../payments/card.js'
@@ -31,7 +31,7 @@ export class CustomersService {
 
   constructor(
     private readonly database: Database,
-    private readonly writes: Writes,
+    private readonly useCases: UseCaseRunner,
     private readonly clock: Clock,
     private readonly dataKey: Buffer
   ) {
@@ -44,7 +44,7 @@ export class CustomersService {
     const place = placeOf(body.zip, '/zip')
     // The slow hash runs before the transaction: on SQLite an open transaction holds every writer up.
     const passwordHash = body.password === undefined ? null : await hashPassword(body.password)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       if ((await this.repo.idByEmail(email, tx)) !== undefined) throw problems.emailTaken()
       const now = this.clock.now()
       const row = {
@@ -91,7 +91,7 @@ export class CustomersService {
     const changes = planChanges(input)
     const card = this.cardOf(input, rawBody)
     if (!mayRead(caller.principal, input.customer_id)) throw problems.customerNotFound()
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const current = await this.repo.findForUpdate(tx, input.customer_id)
       if (current === undefined) throw problems.customerNotFound()
       if (changes.email !== undefined && changes.email !== current.email) {

@@ -15,7 +15,7 @@ import { SignInService } from './sign-in.service.js'
 
 /** Customers: sign-in, password reset, create, read, update, search. Who may call what is decided here (D-12). */
 export function customersModule(context: AppContext) {
-  const customers = new CustomersService(context.database, context.writes, context.clock, context.dataKey)
+  const customers = new CustomersService(context.database, context.useCases, context.clock, context.dataKey)
   const search = new SearchService(context.database)
   const signIn = new SignInService(context.auth)
   const reset = new PasswordResetService(context.database, context.clock, context.dataKey, context.auth, context.config.publicUrl)

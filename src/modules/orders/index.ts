@@ -15,15 +15,15 @@ export { assertVisible } from './order-rules.js'
 export { HISTORY_TYPES, type HistoryType } from './orders.table.js'
 
 /** What the orders module uses of the app context. */
-interface OrdersDeps extends Pick<AppContext, 'database' | 'writes' | 'clock' | 'auth' | 'drawTransactionCode'> {
+interface OrdersDeps extends Pick<AppContext, 'database' | 'useCases' | 'clock' | 'auth' | 'drawTransactionCode'> {
   readonly config: Pick<Config, 'timeZone'>
 }
 
 /** Orders (the wire's transactions) and receipts. Who may call what is decided here (D-12). */
 export function ordersModule(context: OrdersDeps) {
   const time = new TimeFormatter(context.config.timeZone)
-  const orders = new OrdersService(context.database, context.writes, context.clock, time, context.drawTransactionCode)
-  const receipts = new ReceiptsService(context.database, context.writes, context.clock, time)
+  const orders = new OrdersService(context.database, context.useCases, context.clock, time, context.drawTransactionCode)
+  const receipts = new ReceiptsService(context.database, context.useCases, context.clock, time)
   const list = new OrdersList(context.database, time)
   return async (app: App): Promise<void> => {
     // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).

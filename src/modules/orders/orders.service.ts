@@ -4,7 +4,7 @@ import { newId } from '../../common/ids.js'
 import type { TimeFormatter } from '../../common/time-format.js'
 import type { Database } from '../../db/database.js'
 import type { Tx } from '../../db/statement.js'
-import type { Caller, Writes } from '../../platform/idempotency.js'
+import type { Caller, UseCaseRunner } from '../../platform/idempotency.js'
 import { actorOf, type Principal } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { serviceKeyOf, serviceNameKey } from '../catalogue/names.js'
@@ -40,7 +40,7 @@ export class OrdersService {
 
   constructor(
     database: Database,
-    private readonly writes: Writes,
+    private readonly useCases: UseCaseRunner,
     private readonly clock: Clock,
     private readonly time: TimeFormatter,
     /** Draws a transaction code (D-50). */
@@ -62,7 +62,7 @@ export class OrdersService {
     checkDeliveryAfterPickup(pickup, delivery)
     const note = noteOf(body) ?? ''
     const serviceKey = serviceKeyOf(body.service_name)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const service = await this.orders.createStart(tx, serviceKey, body.customer_id)
       if (service === 'no customer') throw problems.customerNotFound()
       if (service === 'no service') throw problems.serviceNotFound()
@@ -106,7 +106,7 @@ export class OrdersService {
     const delivery = body.delivery_timestamp === undefined ? undefined : timestampOf(body.delivery_timestamp, '/delivery_timestamp')
     const serviceKey = body.service_name === undefined ? undefined : serviceKeyOf(body.service_name)
     const note = noteOf(body)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const order = await this.orders.lock(tx, body.transaction_id)
       if (order === undefined) throw problems.transactionNotFound()
       assertVisible(order.customer_id, principal)
@@ -191,7 +191,7 @@ export class OrdersService {
    */
   async move(body: MoveBody, caller: Caller): Promise<View> {
     const expected = body.position_number === undefined ? undefined : wholeInRange(body.position_number, '/position_number', 1, 10_000)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const order = await this.orders.lockForMove(tx, body.transaction_id)
       if (order === undefined || order.customer_id !== body.customer_id) throw problems.transactionNotFound()
       if (order.status === 'closed') throw problems.transactionClosed()

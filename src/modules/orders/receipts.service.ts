@@ -2,7 +2,7 @@ import type { Static } from 'typebox'
 import type { Clock } from '../../common/clock.js'
 import type { TimeFormatter } from '../../common/time-format.js'
 import type { Database } from '../../db/database.js'
-import type { Caller, Writes } from '../../platform/idempotency.js'
+import type { Caller, UseCaseRunner } from '../../platform/idempotency.js'
 import { actorOf } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { assertVisible, parseItemId, wholeInRange } from './order-rules.js'
@@ -21,7 +21,7 @@ export class ReceiptsService {
 
   constructor(
     database: Database,
-    private readonly writes: Writes,
+    private readonly useCases: UseCaseRunner,
     private readonly clock: Clock,
     private readonly time: TimeFormatter
   ) {
@@ -38,7 +38,7 @@ export class ReceiptsService {
   async add(body: AddToReceiptBody, caller: Caller): Promise<Static<typeof TransactionView>> {
     const quantity = body.quantity === undefined ? 1 : wholeInRange(body.quantity, '/quantity', 1, 999)
     const itemId = parseItemId(body.item_id)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       // The item is read with the order (one statement); an id that cannot be one reads no item.
       const order = await this.orders.lockForReceipt(tx, body.transaction_id, itemId ?? 0)
       if (order === undefined) throw problems.transactionNotFound()
@@ -73,7 +73,7 @@ export class ReceiptsService {
   /** Takes one of an item off an open order's receipt; the line goes at zero (D-54). */
   async remove(body: RemoveFromReceiptBody, caller: Caller): Promise<Static<typeof TransactionView>> {
     const itemId = parseItemId(body.item_id)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const order = await this.orders.lockForReceipt(tx, body.transaction_id, 0)
       if (order === undefined) throw problems.transactionNotFound()
       assertVisible(order.customer_id, caller.principal)

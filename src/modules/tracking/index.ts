@@ -8,14 +8,14 @@ import { TRACKING_SCHEMAS } from './tracking.schemas.js'
 import { TrackingService } from './tracking.service.js'
 
 /** What the tracking module uses of the app context. */
-interface TrackingDeps extends Pick<AppContext, 'database' | 'writes' | 'clock' | 'dataKey' | 'auth'> {
+interface TrackingDeps extends Pick<AppContext, 'database' | 'useCases' | 'clock' | 'dataKey' | 'auth'> {
   readonly config: Pick<Config, 'publicUrl'>
   readonly rateLimits: Pick<AppContext['rateLimits'], 'tracking'>
 }
 
 /** Tracking links for customers. Who may call what is decided here. */
 export function trackingModule(context: TrackingDeps) {
-  const tracking = new TrackingService(context.database, context.writes, context.clock, context.dataKey, context.config.publicUrl)
+  const tracking = new TrackingService(context.database, context.useCases, context.clock, context.dataKey, context.config.publicUrl)
   return async (app: App): Promise<void> => {
     // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).
     useSchemas(app, TRACKING_SCHEMAS)

@@ -3,7 +3,7 @@ import type { Clock } from '../../common/clock.js'
 import { decrypt, encrypt, sha256Hex } from '../../common/crypto.js'
 import { newSecret } from '../../common/ids.js'
 import type { Database } from '../../db/database.js'
-import type { Caller, Writes } from '../../platform/idempotency.js'
+import type { Caller, UseCaseRunner } from '../../platform/idempotency.js'
 import type { Principal } from '../../platform/principal.js'
 import { Problem, problems } from '../../platform/problems.js'
 import { assertVisible } from '../orders/index.js'
@@ -27,7 +27,7 @@ export class TrackingService {
 
   constructor(
     private readonly database: Database,
-    private readonly writes: Writes,
+    private readonly useCases: UseCaseRunner,
     private readonly clock: Clock,
     private readonly dataKey: Buffer,
     private readonly publicUrl: string
@@ -56,7 +56,7 @@ export class TrackingService {
   /** A new tracking link for the order; the previous one stops working (a link that leaked). */
   async renew(publicId: string, caller: Caller): Promise<Static<typeof TrackingLinkResponse>> {
     const order = await this.visibleOrder(publicId, caller.principal)
-    return this.writes.run(caller, async (tx) => {
+    return this.useCases.run(caller, async (tx) => {
       const fresh = this.sealedToken()
       await this.repo.replace(tx, { orderId: order.id, ...fresh, now: this.clock.now() })
       return this.view(fresh.token)
