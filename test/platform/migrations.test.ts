@@ -20,7 +20,8 @@ const ALL = [
   '0009_data_key',
   '0010_folded_name_keys',
   '0011_history_follows',
-  '0012_health_probe'
+  '0012_health_probe',
+  '0013_constraint_names'
 ]
 const PROCESSES = 3
 

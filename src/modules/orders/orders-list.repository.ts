@@ -1,6 +1,6 @@
 import type { StatementCompiler } from '../../db/statement.js'
-import { fullViewSelect } from './orders.repository.js'
 import type { FullViewRow } from './orders.views.js'
+import { fullViewSelect } from './orders-full-view.repository.js'
 
 /** What a page of orders is filtered by (D-57); `before` is the last id of the previous page. */
 export interface ListFilters {

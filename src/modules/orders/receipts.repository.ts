@@ -1,7 +1,7 @@
 import type { QueryCreator } from 'kysely'
 import type { DB } from '../../db/schema.js'
 import { type Param, type StatementCompiler, type Tx, withWrite } from '../../db/statement.js'
-import { type HistoryParams, historyInsert } from './orders.repository.js'
+import { type HistoryParams, historyInsert } from './order-writes.repository.js'
 
 type AddParams = { orderId: number; itemId: number; unitPrice: number; quantity: number; now: number }
 /** The line an add wrote: its id (a repeat's is the existing line's) and its quantity now. */

@@ -1,29 +1,12 @@
-import { type Expression, type QueryCreator, sql } from 'kysely'
-import type { DB } from '../../db/schema.js'
-import { type Param, type Statement, type StatementCompiler, type Tx, withWrite } from '../../db/statement.js'
+import type { StatementCompiler, Tx } from '../../db/statement.js'
 import { RetryUseCase } from '../../db/unit-of-work.js'
-import { decodeEvents } from '../catalogue/events.js'
-import {
-  MAX_MESSAGES_PER_INSERT,
-  type OutboxMessage,
-  type OutboxRowParams,
-  type OutboxWriter,
-  outboxRowParams,
-  outboxRows
-} from '../notifications/outbox.repository.js'
-import {
-  countInUpdate,
-  countMoveLocked,
-  type HistoryParams,
-  historyInsert,
-  type NewOrderParams,
-  type OrdersRepository,
-  orderInsert,
-  type SetStepParams,
-  type StepTarget,
-  setStepUpdate
-} from './orders.repository.js'
+import { decodeEvents } from '../catalogue/index.js'
+import { type OutboxMessage, type OutboxWriter, outboxRowParams } from '../notifications/index.js'
+import type { HistoryParams, NewOrderParams } from './order-writes.repository.js'
+import type { OrdersRepository } from './orders.repository.js'
 import type { Actor, HistoryType } from './orders.table.js'
+import type { StepTarget } from './orders-full-view.repository.js'
+import { ORDER_CODE_CONSTRAINT, stepEntryStatements } from './step-entry.repository.js'
 
 /** The order entering a step, as the history and its events describe it. */
 export interface StepEntry {
@@ -42,9 +25,6 @@ export interface StepEntry {
 /** A new order entering its service's first step: what `create` needs beside the order's row. */
 export type NewOrderEntry = Pick<StepEntry, 'service' | 'step' | 'actor'>
 
-// PostgreSQL's name for the unique constraint on orders.code (migration 0004, `unique()`).
-const CODE_CONSTRAINT = 'orders_code_key'
-
 /**
  * Everything that happens when an order enters a step, in the caller's database transaction: a
  * history entry (D-56) and one outbox row per event of the step (D-60), so nothing is recorded
@@ -58,7 +38,7 @@ const CODE_CONSTRAINT = 'orders_code_key'
  */
 export function stepEntryWriter(database: StatementCompiler, orders: OrdersRepository, outbox: OutboxWriter, drawCode: () => number) {
   const { dialect } = database
-  const statements = dialect.supportsWritesInWith ? combinedStatements(database) : undefined
+  const statements = dialect.supportsWritesInWith ? stepEntryStatements(database) : undefined
 
   const writer = {
     /**
@@ -77,7 +57,7 @@ export function stepEntryWriter(database: StatementCompiler, orders: OrdersRepos
       })
       if (statements !== undefined) {
         const code = drawCode()
-        // The id is the statement's own (combinedStatements); 0 only fills the parameters it replaces.
+        // The id is the statement's own (stepEntryStatements); 0 only fills the parameters it replaces.
         const placed = stepEntry(0, code)
         const messages = messagesOf(placed)
         try {
@@ -85,7 +65,7 @@ export function stepEntryWriter(database: StatementCompiler, orders: OrdersRepos
             .create(messages.length)
             .run({ ...outboxRowParams(messages, order.now), ...historyOf(placed), ...order, code }, tx)
         } catch (error) {
-          if (dialect.isUniqueViolation(error) && (error as { constraint?: unknown }).constraint === CODE_CONSTRAINT) {
+          if (dialect.isUniqueViolation(error) && (error as { constraint?: unknown }).constraint === ORDER_CODE_CONSTRAINT) {
             throw new RetryUseCase('the transaction code drawn is taken', { cause: error })
           }
           throw error
@@ -137,72 +117,6 @@ export function stepEntryWriter(database: StatementCompiler, orders: OrdersRepos
 }
 
 export type StepEntryWriter = ReturnType<typeof stepEntryWriter>
-
-/** The parameters of a step entry's one statement: the order's step, its counters, history and messages. */
-type EntryParams = OutboxRowParams & HistoryParams & SetStepParams & { countFrom: number }
-/** The parameters of a new order's one statement: the order, its counter, history and messages. */
-type CreateParams = OutboxRowParams & HistoryParams & NewOrderParams
-
-/**
- * PostgreSQL: every shape of a step entry's one statement, compiled at once: whether it sets the
- * order's step, whether it counts a move, and how many messages (a step has at most three events).
- */
-function combinedStatements(database: StatementCompiler) {
-  const counts = Array.from({ length: MAX_MESSAGES_PER_INSERT + 1 }, (_, messages) => messages)
-  const name = (setsStep: boolean, countsMove: boolean, messages: number) =>
-    `orders.stepEntry${setsStep ? '.setStep' : ''}${countsMove ? '.countMove' : ''}.messages${messages}`
-
-  // An order entering a step (a move's update of the order and its counters), its history entry
-  // and messages; the writes before the last one are WITH clauses nothing reads.
-  const entryStatement = (setsStep: boolean, countsMove: boolean, messages: number) =>
-    database.prepare<EntryParams, never>(name(setsStep, countsMove, messages), (db, param) => {
-      let start: QueryCreator<DB> = db
-      if (setsStep) start = withWrite(start, 'entered', (db) => setStepUpdate(db, param).returning('id'))
-      if (countsMove) {
-        start = withWrite(start, 'moved', (db) => countMoveLocked(db, param('countFrom'), param('stepId')).returning('service_steps.id'))
-      }
-      return entryAndMessages(start, param, messages)
-    })
-  const entries = [false, true].map((setsStep) =>
-    [false, true].map((countsMove) => counts.map((n) => entryStatement(setsStep, countsMove, n)))
-  )
-
-  // A new order, its step's counter and everything `record` writes for it. The order's id exists
-  // only inside the statement: every row after the INSERT (`created`) takes it from there.
-  const creates = counts.map((messages) =>
-    database.prepare<CreateParams, never>(`orders.createEntry.messages${messages}`, (db, param) => {
-      const created = withWrite(db, 'created', (db) => orderInsert(db, param).returning('id'))
-      const counted = withWrite(created, 'counted', (db) => countInUpdate(db, param).returning('id'))
-      return entryAndMessages(counted, param, messages, sql<number>`(select "id" from "created")`)
-    })
-  )
-
-  return {
-    entry: (setsStep: boolean, countsMove: boolean, messages: number): Statement<EntryParams, never> =>
-      entries[Number(setsStep)]![Number(countsMove)]![messages] ?? tooManyMessages(messages),
-    create: (messages: number): Statement<CreateParams, never> => creates[messages] ?? tooManyMessages(messages)
-  }
-}
-
-function tooManyMessages(messages: number): never {
-  throw new Error(`a step entry announces at most ${MAX_MESSAGES_PER_INSERT} events, not ${messages}`)
-}
-
-/**
- * PostgreSQL: the history entry and the step's messages (their rows keeping the entry's id), after
- * the WITH clauses `start` already holds: how every statement of `combinedStatements` ends.
- */
-function entryAndMessages(
-  start: QueryCreator<DB>,
-  param: Param<OutboxRowParams & HistoryParams>,
-  messages: number,
-  orderId?: Expression<number>
-) {
-  if (messages === 0) return historyInsert(start, param, orderId)
-  return withWrite(start, 'entry', (db) => historyInsert(db, param, orderId).returning('id'))
-    .insertInto('outbox')
-    .values(outboxRows(messages, param, sql<number>`(select "id" from "entry")`, orderId))
-}
 
 /** The history entry of an order entering a step (D-56). */
 function historyOf(entry: StepEntry): HistoryParams {
