@@ -28,7 +28,7 @@ interface ListeningMessage {
 }
 
 /** The environment variable naming a worker's slot (0 … N-1). */
-export const WORKER_SLOT_ENV = 'SERVICE_ORDERING_WORKER_SLOT'
+const WORKER_SLOT_ENV = 'SERVICE_ORDERING_WORKER_SLOT'
 
 const FIRST_BACKOFF_MS = 500
 const MAX_BACKOFF_MS = 30_000

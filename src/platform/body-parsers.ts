@@ -105,7 +105,7 @@ const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
 /** Whether valid JSON text nests arrays and objects deeper than MAX_BODY_DEPTH (brackets in strings do not count). */
-export function nestsTooDeep(text: string): boolean {
+function nestsTooDeep(text: string): boolean {
   if (text.length <= MAX_BODY_DEPTH) return false
   let depth = 0
   let inString = false

@@ -56,7 +56,7 @@ export function frameworkProblem(error: FastifyError, request: FastifyRequest, d
 }
 
 /** Maps anything thrown while handling a request to the problem the client is told about. */
-export function toProblem(error: unknown, dialect: Dialect): Problem {
+function toProblem(error: unknown, dialect: Dialect): Problem {
   if (error instanceof Problem) return error
   const fastifyError = error as Partial<FastifyError> & { validationContext?: string }
   if (Array.isArray(fastifyError.validation)) {
@@ -82,7 +82,7 @@ export function toProblem(error: unknown, dialect: Dialect): Problem {
  * The error Node raises on a request whose client closed the connection (or was cut off by the
  * request deadline) before the whole body arrived: the client's doing, not the server's.
  */
-export function isClientAbort(error: unknown): boolean {
+function isClientAbort(error: unknown): boolean {
   const abort = error as Partial<NodeJS.ErrnoException>
   return abort.code === 'ECONNRESET' && abort.message === 'aborted'
 }

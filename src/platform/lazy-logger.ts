@@ -7,7 +7,7 @@ type Method = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
  * A request's logger that becomes a real pino child only when a line at an enabled level is
  * written: most requests write nothing, and never pay for the child and its redaction set-up.
  */
-export class LazyChildLogger {
+class LazyChildLogger {
   private real: FastifyBaseLogger | undefined
 
   constructor(

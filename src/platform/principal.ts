@@ -12,11 +12,6 @@ export type Principal =
 /** The caller classes of D-12's table; admin may call everything staff may. */
 export type CallerClass = 'app' | 'customer' | 'staff'
 
-/** True for staff and admin keys. */
-export function isStaff(principal: Principal): boolean {
-  return principal.kind === 'key' && (principal.role === 'staff' || principal.role === 'admin')
-}
-
 /** The caller class a principal belongs to in D-12. */
 export function callerClass(principal: Principal): CallerClass {
   if (principal.kind === 'customer') return 'customer'

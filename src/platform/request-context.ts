@@ -34,7 +34,7 @@ const SINGLETON_FIELDS = new Set(['host', 'authorization', 'content-type'])
  * Why a request's header section is refused though Node lets it through: HTTP/1.1 without Host
  * (RFC 9112 §3.2: 400), or a field above sent twice. Undefined for a sound request.
  */
-export function headerFault(raw: IncomingMessage): string | undefined {
+function headerFault(raw: IncomingMessage): string | undefined {
   if (raw.headers.host === undefined) {
     return raw.httpVersionMajor === 1 && raw.httpVersionMinor === 0 ? undefined : 'it has no Host header'
   }
@@ -57,7 +57,7 @@ export function headerFault(raw: IncomingMessage): string | undefined {
  * The headers every response carries (D-73). Every /v1 answer and every POST answer depends on
  * credentials or changes state, so none may be cached.
  */
-export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply): void {
+function setResponseHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id)
   reply.header('x-content-type-options', 'nosniff')
   // `/v1` itself and `/v1?…` are /v1 paths too (their 404 and 405 answers were cacheable). Every
@@ -66,7 +66,7 @@ export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply)
 }
 
 /** The one log line and metric sample each answered request leaves (D-71, D-73). */
-export function recordResponse(metrics: Metrics, request: FastifyRequest, reply: FastifyReply): void {
+function recordResponse(metrics: Metrics, request: FastifyRequest, reply: FastifyReply): void {
   const route = request.routeOptions.url ?? 'unmatched'
   const ms = reply.elapsedTime
   metrics.observeRequest(route, request.method, reply.statusCode, ms / 1000)

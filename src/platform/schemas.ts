@@ -202,7 +202,7 @@ export function problemResponses(codes: readonly ProblemCode[]): Record<number, 
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7E]{1,255}$'
 
 /** The header a state-changing operation may be sent with (D-52). */
-export const IdempotencyHeaders = Type.Object({
+const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
       minLength: 1,

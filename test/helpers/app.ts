@@ -16,7 +16,7 @@ import { createTestDatabase, type DialectName, type TestDatabase, testDialects }
 export const DIALECTS: DialectName[] = await testDialects()
 
 /** Real time plus an offset tests can move forward (expiry, windows, 24-hour keys). */
-export class TestClock implements Clock {
+class TestClock implements Clock {
   private offset = 0
   private frozenAt: number | null = null
   now(): number {
@@ -36,7 +36,7 @@ export class TestClock implements Clock {
 }
 
 /** Transaction codes drawn at random (D-50), but for those queued in `next`, drawn first. */
-export class TestCodes {
+class TestCodes {
   readonly next: number[] = []
   readonly draw = (): number => this.next.shift() ?? newTransactionCode()
 }

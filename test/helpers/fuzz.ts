@@ -19,13 +19,13 @@ export interface Runs {
 }
 
 /** Runs per property in this run. */
-export function runs({ short, long }: Runs): number {
+function runs({ short, long }: Runs): number {
   if (process.env.FUZZ_RUNS !== undefined) return Number(process.env.FUZZ_RUNS)
   return LONG ? long : short
 }
 
 /** A seed of its own per property, stable for a base seed (FNV-1a of the property's name). */
-export function seedOf(name: string): number {
+function seedOf(name: string): number {
   let hash = 0x811c9dc5
   for (const char of name) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0
   return (hash ^ BASE_SEED) | 0
@@ -39,7 +39,7 @@ export function settings(name: string, counts: Runs): fc.Parameters<unknown> {
 const CONTROL = fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code))
 
 /** Text a field is unlikely to expect: control characters, NUL, odd Unicode, lone surrogates, long runs. */
-export const oddText: fc.Arbitrary<string> = fc.oneof(
+const oddText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc
@@ -70,7 +70,7 @@ export const oddText: fc.Arbitrary<string> = fc.oneof(
 )
 
 /** Numbers at and beyond every edge: huge, negative, fractional, the float edges. */
-export const oddNumber: fc.Arbitrary<number> = fc.oneof(
+const oddNumber: fc.Arbitrary<number> = fc.oneof(
   fc.integer(),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.constantFrom(
@@ -98,7 +98,7 @@ export const oddNumber: fc.Arbitrary<number> = fc.oneof(
 )
 
 /** Any JSON value a field could be given instead of its own: wrong types of every kind. */
-export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
+const oddValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: oddText },
   { weight: 3, arbitrary: oddNumber },
   { weight: 1, arbitrary: fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String) },
@@ -108,7 +108,7 @@ export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
 )
 
 /** A key a body could be given beyond its own: prototype names included. */
-export const oddKey: fc.Arbitrary<string> = fc.oneof(
+const oddKey: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.constantFrom(
     '__proto__',

@@ -14,7 +14,7 @@ import { promisify } from 'node:util'
 const run = promisify(execFile)
 
 /** Where initdb and pg_ctl are: PG_BIN, else Debian's PostgreSQL 15. */
-export const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'
+const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin'
 
 const isRoot = process.getuid?.() === 0
 

@@ -454,11 +454,6 @@ export const ROUTES: readonly RouteSpec[] = [
   }
 ]
 
-/** The routes of the catalogue the app serves (a suite may run before a module lands). */
-export function servedRoutes(t: TestApp): RouteSpec[] {
-  return ROUTES.filter((route) => t.app.hasRoute({ method: 'POST', url: route.route }))
-}
-
 /**
  * Every POST route under /v1 the app serves, as Fastify writes them (`:param`), from the OpenAPI
  * document (every operation has a schema; none of the /v1 ones is hidden).

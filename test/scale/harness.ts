@@ -13,7 +13,7 @@ import { Child, CLI, databaseUrl } from '../helpers/processes.js'
  */
 
 /** The admin key every process makes sure of at start (BOOTSTRAP_API_KEY). */
-export const ADMIN = { id: 'scale_admin', secret: randomBytes(32).toString('base64url') }
+const ADMIN = { id: 'scale_admin', secret: randomBytes(32).toString('base64url') }
 export const ADMIN_AUTH = basic(ADMIN.id, ADMIN.secret)
 
 /** One data key for every process: the API seals reset links and cards with it, workers unseal. */

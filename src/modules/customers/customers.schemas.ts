@@ -1,13 +1,13 @@
 import Type, { type Static } from 'typebox'
 import { Key, LINE_PATTERN, Line, PathKey, Text, UNTRIMMED_TEXT_BOUND } from '../../platform/schemas.js'
+import { NAME_MAX } from './customers.fields.js'
 import { ZIP_PATTERN } from './zip-codes.js'
 
 /** One line of text up to `maxLength` characters, without control characters (the text rule, schemas.ts). */
-export const SingleLine = Line
+const SingleLine = Line
 
-// D-31, D-70: the limits of an e-mail address and of a name, counted after trimming.
+// D-31: the limit of an e-mail address, counted after trimming; names' is NAME_MAX (D-70).
 const EMAIL_MAX = 254
-const NAME_MAX = 100
 // Customer ids are opaque (D-30); one longer than this names no customer.
 const ID_MAX = 64
 

@@ -15,7 +15,7 @@ import { type PasswordResetRepository, passwordResetRepository } from './passwor
 export const RESET_REQUESTED_MESSAGE = 'If an account exists for that address, an e-mail with a password reset link has been sent.'
 
 /** D-36: a reset link works for one hour. */
-export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000
+const RESET_TOKEN_TTL_MS = 60 * 60 * 1000
 
 // At most this many reset e-mails per customer per hour, so nobody can flood an inbox through us;
 // further requests get the same answer and send nothing.

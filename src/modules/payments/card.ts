@@ -2,9 +2,7 @@ import { encrypt } from '../../common/crypto.js'
 import { problems } from '../../platform/problems.js'
 
 /** The five card fields of the spec, in the order a partial card lists the missing ones (D-34). */
-export const CARD_FIELDS = ['cc_name', 'cc_number', 'cc_expiration', 'cc_cvv', 'cc_zip'] as const
-
-export type CardField = (typeof CARD_FIELDS)[number]
+const CARD_FIELDS = ['cc_name', 'cc_number', 'cc_expiration', 'cc_cvv', 'cc_zip'] as const
 
 /** A card as sent: every field optional, so a partial card can be told apart from a wrong one. */
 export interface CardInput {

@@ -28,7 +28,7 @@ export interface TrackingHistoryRow {
  * History types the public page never shows: receipt changes name the items on the receipt
  * (issue 9: no receipt on the tracking page).
  */
-export const PRIVATE_HISTORY_TYPES: readonly HistoryType[] = ['receipt_added', 'receipt_removed']
+const PRIVATE_HISTORY_TYPES: readonly HistoryType[] = ['receipt_added', 'receipt_removed']
 
 /** SQL of tracking links; tokens are only ever looked up by their SHA-256. */
 export function trackingRepository(database: StatementCompiler) {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
  * Where `npm run build:web` puts the built console and tracking page: `dist/web` at the
  * repository root, found from this file whether it runs as `src/…/pages.ts` or `dist/…/pages.js`.
  */
-export const WEB_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..', 'dist', 'web')
+const WEB_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..', 'dist', 'web')
 
 /** The two HTML entry points of the build (web/index.html and web/track.html). */
 export type PageName = 'index.html' | 'track.html'

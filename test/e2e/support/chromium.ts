@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 
 /** Where Debian's chromium package puts the browser (node-svc machines, CI). */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 /**
  * The flags every launch uses: headless as root in a container, and no background traffic,

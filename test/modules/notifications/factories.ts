@@ -72,7 +72,7 @@ export async function insertCustomer(t: TestApp, fields: Partial<Omit<TestCustom
 }
 
 /** Inserts a service with one step per description. */
-export async function insertService(
+async function insertService(
   t: TestApp,
   descriptions: string[] = ['Picked up', 'Washing', 'Delivered'],
   name?: string
@@ -105,7 +105,7 @@ export async function insertService(
 }
 
 /** Inserts an open order of the customer at step 1 of the service. */
-export async function insertOrder(t: TestApp, customer: TestCustomer, service: TestService): Promise<TestOrder> {
+async function insertOrder(t: TestApp, customer: TestCustomer, service: TestService): Promise<TestOrder> {
   const now = t.clock.now()
   const public_id = newId('trx')
   const code = randomInt(10_000_000, 100_000_000)

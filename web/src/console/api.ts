@@ -15,7 +15,7 @@ import type {
 import { postJson } from '../shared/http'
 
 /** A fresh Idempotency-Key (D-52); getRandomValues works outside secure contexts too. */
-export function newIdempotencyKey(): string {
+function newIdempotencyKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
   return `console-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`
 }

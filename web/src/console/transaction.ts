@@ -6,7 +6,7 @@ import type { Console } from './context'
 import { alertBox, busy, pageHeading } from './ui'
 
 /** The order's history as a timeline, oldest first (D-56). */
-export function timeline(history: readonly HistoryEntry[]): HTMLOListElement {
+function timeline(history: readonly HistoryEntry[]): HTMLOListElement {
   return h(
     'ol',
     { class: 'timeline' },

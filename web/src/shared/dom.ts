@@ -24,7 +24,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 }
 
 /** Appends children (flattened) to a parent. */
-export function append(parent: Node, children: Array<Child | Child[]>): void {
+function append(parent: Node, children: Array<Child | Child[]>): void {
   for (const child of children.flat()) {
     if (child === null || child === undefined || child === false) continue
     parent.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)))

@@ -20,7 +20,7 @@ export interface TrakChannelDeps {
 }
 
 /** The webhook's JSON body: Standard Webhooks' recommended `{type, timestamp, data}` shape, wire names. */
-export function stepEnteredEvent(payload: StepEventPayload, at: Date) {
+function stepEnteredEvent(payload: StepEventPayload, at: Date) {
   return {
     type: 'transaction.step_entered',
     timestamp: at.toISOString(),
