@@ -79,39 +79,39 @@ export class TimeFormatter {
 
   /** `YYYY-MM-DD`. */
   date(seconds: number): string {
-    const p = this.parts(seconds)
-    return `${p.year}-${pad2(p.month)}-${pad2(p.day)}`
+    const parts = this.parts(seconds)
+    return `${parts.year}-${pad2(parts.month)}-${pad2(parts.day)}`
   }
 
   /** `HH:MM:SS`, 24-hour (full view). */
   time(seconds: number): string {
-    const p = this.parts(seconds)
-    return `${pad2(p.hour)}:${pad2(p.minute)}:${pad2(p.second)}`
+    const parts = this.parts(seconds)
+    return `${pad2(parts.hour)}:${pad2(parts.minute)}:${pad2(parts.second)}`
   }
 
   /** `HH:MM`, 24-hour (short views). */
   shortTime(seconds: number): string {
-    const p = this.parts(seconds)
-    return `${pad2(p.hour)}:${pad2(p.minute)}`
+    const parts = this.parts(seconds)
+    return `${pad2(parts.hour)}:${pad2(parts.minute)}`
   }
 
   /** `Mon DD, YYYY @ hh:mm AM`: English month, two-digit day, two-digit 12-hour hour. */
   dateTime(seconds: number): string {
-    const p = this.parts(seconds)
-    const hour12 = p.hour % 12 === 0 ? 12 : p.hour % 12
-    return `${MONTHS[p.month - 1]} ${pad2(p.day)}, ${p.year} @ ${pad2(hour12)}:${pad2(p.minute)} ${p.hour < 12 ? 'AM' : 'PM'}`
+    const parts = this.parts(seconds)
+    const hour12 = parts.hour % 12 === 0 ? 12 : parts.hour % 12
+    return `${MONTHS[parts.month - 1]} ${pad2(parts.day)}, ${parts.year} @ ${pad2(hour12)}:${pad2(parts.minute)} ${parts.hour < 12 ? 'AM' : 'PM'}`
   }
 
   /** All four forms of one timestamp, computing the calendar parts once. */
   all(seconds: number): { dateTime: string; date: string; time: string; shortTime: string } {
-    const p = this.parts(seconds)
-    const hour12 = p.hour % 12 === 0 ? 12 : p.hour % 12
-    const hh = pad2(p.hour)
-    const mm = pad2(p.minute)
+    const parts = this.parts(seconds)
+    const hour12 = parts.hour % 12 === 0 ? 12 : parts.hour % 12
+    const hh = pad2(parts.hour)
+    const mm = pad2(parts.minute)
     return {
-      dateTime: `${MONTHS[p.month - 1]} ${pad2(p.day)}, ${p.year} @ ${pad2(hour12)}:${mm} ${p.hour < 12 ? 'AM' : 'PM'}`,
-      date: `${p.year}-${pad2(p.month)}-${pad2(p.day)}`,
-      time: `${hh}:${mm}:${pad2(p.second)}`,
+      dateTime: `${MONTHS[parts.month - 1]} ${pad2(parts.day)}, ${parts.year} @ ${pad2(hour12)}:${mm} ${parts.hour < 12 ? 'AM' : 'PM'}`,
+      date: `${parts.year}-${pad2(parts.month)}-${pad2(parts.day)}`,
+      time: `${hh}:${mm}:${pad2(parts.second)}`,
       shortTime: `${hh}:${mm}`
     }
   }

@@ -48,8 +48,8 @@ export class Authenticator {
     // Key ids never contain '@'; e-mail addresses always do.
     if (!credentials.user.includes('@')) {
       // A key read since the data last changed is decided at once, refusals too: the same check.
-      const kept = this.store.keptApiKey?.(credentials.user)
-      if (kept !== undefined) return keyPrincipal(credentials, kept.value)
+      const knownKey = this.store.keptApiKey?.(credentials.user)
+      if (knownKey !== undefined) return keyPrincipal(credentials, knownKey.value)
       return this.store.findApiKey(credentials.user).then((key) => keyPrincipal(credentials, key))
     }
     const addressKey = addressFailKey(clientAddress)
@@ -103,8 +103,8 @@ export class Authenticator {
     if (this.limiter.hasRoomNow?.(failKey, LIMITS.failedSignInsPerEmail.limit) !== true) {
       return this.checkAfterFailureCount(email, password, failKey)
     }
-    const kept = this.store.keptCustomerLogin?.(email)
-    if (kept !== undefined) return this.passwordMatch(kept.value, password, failKey)
+    const knownLogin = this.store.keptCustomerLogin?.(email)
+    if (knownLogin !== undefined) return this.passwordMatch(knownLogin.value, password, failKey)
     return this.store.findCustomerLogin(email).then((found) => this.passwordMatch(found, password, failKey))
   }
 

@@ -5,25 +5,32 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null
 }
 
+function isStepPayload(payload: unknown): payload is StepEventPayload {
+  return (
+    isObject(payload) &&
+    typeof payload.transaction_id === 'string' &&
+    typeof payload.transaction_code === 'number' &&
+    typeof payload.service_name === 'string' &&
+    typeof payload.position === 'number' &&
+    typeof payload.total_steps === 'number' &&
+    typeof payload.description === 'string'
+  )
+}
+
+function isPasswordResetPayload(payload: unknown): payload is PasswordResetPayload {
+  return isObject(payload) && typeof payload.email === 'string' && typeof payload.sealed_link === 'string'
+}
+
 /** The payload of a `step` message, or undefined when the row does not hold one. */
 export function stepPayload(message: OutboxDelivery): StepEventPayload | undefined {
-  const p = message.payload
-  if (message.template !== 'step' || !isObject(p)) return undefined
-  const ok =
-    typeof p.transaction_id === 'string' &&
-    typeof p.transaction_code === 'number' &&
-    typeof p.service_name === 'string' &&
-    typeof p.position === 'number' &&
-    typeof p.total_steps === 'number' &&
-    typeof p.description === 'string'
-  return ok ? (p as unknown as StepEventPayload) : undefined
+  const { payload } = message
+  return message.template === 'step' && isStepPayload(payload) ? payload : undefined
 }
 
 /** The payload of a `password_reset` message, or undefined (also once its link was scrubbed). */
 export function passwordResetPayload(message: OutboxDelivery): PasswordResetPayload | undefined {
-  const p = message.payload
-  if (message.template !== 'password_reset' || !isObject(p)) return undefined
-  return typeof p.email === 'string' && typeof p.sealed_link === 'string' ? (p as unknown as PasswordResetPayload) : undefined
+  const { payload } = message
+  return message.template === 'password_reset' && isPasswordResetPayload(payload) ? payload : undefined
 }
 
 /** "step 2 of 5 (40%)": the progress a customer reads in e-mails and texts (D-60). */
