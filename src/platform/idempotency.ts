@@ -152,8 +152,8 @@ export class UseCaseRunner {
   }
 
   /** A kept answer; one kept in the clear, before answers were sealed, is read as it is. */
-  private unseal(kept: string): unknown {
-    return JSON.parse(kept.startsWith('v1.') ? decrypt(this.answerKey, kept) : kept) as unknown
+  private unseal(stored: string): unknown {
+    return JSON.parse(stored.startsWith('v1.') ? decrypt(this.answerKey, stored) : stored) as unknown
   }
 
   /** Runs `work` in a transaction; with a key, at most once per key, path and body. */
