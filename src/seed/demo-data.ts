@@ -1,4 +1,4 @@
-import type { EventName } from '../modules/catalogue/events.js'
+import type { EventName } from '../modules/catalogue/index.js'
 
 /** One step of a demo service, as create service and add step take it (D-41). */
 export interface DemoStep {

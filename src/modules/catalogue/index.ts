@@ -1,5 +1,5 @@
-import type { AppContext } from '../../app.js'
 import { VersionedMemo } from '../../db/versioned-memo.js'
+import type { AppContext } from '../../platform/app-context.js'
 import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
 import { useSchemas } from '../../platform/components.js'
@@ -11,10 +11,15 @@ import { serviceReadRoutes, serviceStaffRoutes } from './services.routes.js'
 import { SERVICE_SCHEMAS } from './services.schemas.js'
 import { ServicesService } from './services.service.js'
 
+export { decodeEvents, type EventName } from './events.js'
+export { serviceKeyOf, serviceNameKey } from './names.js'
 export { ProgressBar, SERVICE_VIEW_SCHEMAS, ServiceKey, ServiceView } from './services.schemas.js'
+export { seedService } from './services.seed.js'
+export { toServiceView } from './services.views.js'
+export { stepCounterIn, stepCounterOut, stepCountersMove, stepCountersMoveLocked } from './step-counters.repository.js'
 
 /** The catalogue: services, steps and items. Who may call what is decided here (D-12). */
-export function catalogueModule(context: AppContext) {
+export function catalogueModule(context: Pick<AppContext, 'database' | 'useCases' | 'clock' | 'auth'>) {
   // Statistics and item lists are polled by every board and app screen: kept until the data changes.
   const { dataVersion } = context.database
   const services = new ServicesService(context.database, context.useCases, context.clock, new VersionedMemo(dataVersion, 1))

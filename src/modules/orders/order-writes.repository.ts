@@ -1,7 +1,7 @@
 import type { Expression, QueryCreator } from 'kysely'
 import type { DB } from '../../db/schema.js'
 import type { Param, StatementCompiler, Tx } from '../../db/statement.js'
-import { stepCounterIn, stepCounterOut, stepCountersMove, stepCountersMoveLocked } from '../catalogue/step-counters.repository.js'
+import { stepCounterIn, stepCounterOut, stepCountersMove, stepCountersMoveLocked } from '../catalogue/index.js'
 import type { Actor, HistoryType, OrderStatus } from './orders.table.js'
 
 /** The parameters of `setStepUpdate`. */

@@ -1,7 +1,7 @@
 import type { Static } from 'typebox'
 import { formatCents } from '../../common/numbers.js'
 import type { TimeFormatter } from '../../common/time-format.js'
-import { toServiceView } from '../catalogue/services.views.js'
+import { toServiceView } from '../catalogue/index.js'
 import type { CreateTransactionResponse, HistoryResponse, TransactionView, UpdateTransactionResponse } from './orders.schemas.js'
 import type { HistoryType, OrderStatus } from './orders.table.js'
 

@@ -1,7 +1,7 @@
 import { type Expression, type QueryCreator, sql } from 'kysely'
 import type { DB } from '../../db/schema.js'
 import { type Param, type Statement, type StatementCompiler, withWrite } from '../../db/statement.js'
-import { stepCounterIn, stepCountersMoveLocked } from '../catalogue/step-counters.repository.js'
+import { stepCounterIn, stepCountersMoveLocked } from '../catalogue/index.js'
 import { MAX_MESSAGES_PER_INSERT, type OutboxRowParams, outboxRows } from '../notifications/index.js'
 import {
   type HistoryParams,
