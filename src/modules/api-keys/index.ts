@@ -1,7 +1,7 @@
 import type { StatementCompiler } from '../../db/statement.js'
 import { apiKeysRepository } from './api-keys.repository.js'
 
-export { ApiKeysService, type CreatedApiKey } from './api-keys.service.js'
+export { ApiKeysService } from './api-keys.service.js'
 
 /**
  * The stored credential of a key id, read by the authenticator on every key-authenticated request
