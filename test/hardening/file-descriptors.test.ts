@@ -4,8 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, describe, it } from 'node:test'
 import { loadConfig } from '../../src/config.js'
+import { startServer } from '../../src/http-server.js'
 import { createLogger } from '../../src/platform/logger.js'
-import { startServer } from '../../src/server.js'
 
 describe('a listening server whose accept fails (issue 25)', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'so-accept-'))

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test'
 import { loadCardKey } from '../../src/modules/payments/card-key.js'
 import { ROOT } from '../helpers/processes.js'
 
-const FIXTURE = path.join('test', 'platform', 'fixtures', 'load-card-key-when-told.ts')
+const FIXTURE = path.join('test', 'platform', 'support', 'load-card-key-when-told.ts')
 
 function freshDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'so-card-key-'))

@@ -8,7 +8,7 @@ import { RateLimiter } from '../../src/platform/rate-limit.js'
 import { LIMITS } from '../../src/platform/rate-limit.rules.js'
 import { basic, describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
-import { customerWithPassword } from '../modules/customers/fixtures.js'
+import { customerWithPassword } from '../modules/customers/support.js'
 
 const HASH_A = 'scrypt$32768$8$1$saltA$hashA'
 const HASH_B = 'scrypt$32768$8$1$saltB$hashB'

@@ -41,7 +41,7 @@ for (const dialect of DIALECTS) {
 
     it('should let every process migrate the same fresh database, each migration applied once', async () => {
       const env = { DATABASE_URL: databaseUrl(database), DATA_DIR: database.dataDir }
-      for (let i = 0; i < PROCESSES; i++) children.push(new Child('test/platform/fixtures/migrate-when-told.ts', [], env))
+      for (let i = 0; i < PROCESSES; i++) children.push(new Child('test/platform/support/migrate-when-told.ts', [], env))
       // All are connected and waiting; then all are told to go at the same moment.
       await Promise.all(children.map((child) => child.waitForLine((line) => line === 'ready')))
       for (const child of children) child.write('go\n')

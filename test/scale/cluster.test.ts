@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import { DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import { Child, CLI, run, waitUntilRefused } from '../helpers/processes.js'
-import { ADMIN_AUTH, type ApiProcess, sharedEnv, startApi, startSlowRequest, stopAll } from './harness.js'
+import { ADMIN_AUTH, type ApiProcess, sharedEnv, startApi, startSlowRequest, stopAll } from './support.js'
 
 /**
  * Issue 10, item 1: `service-ordering serve --workers N` runs N API processes (node:cluster) on one

@@ -5,8 +5,8 @@ import { sha256Hex } from '../../src/common/crypto.js'
 import { basic, DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
 import type { Child } from '../helpers/processes.js'
-import { webhookSecret } from '../modules/notifications/harness.js'
-import { type HttpReceiver, startHttpReceiver } from '../modules/notifications/receivers.js'
+import { webhookSecret } from '../modules/notifications/support/dispatchers.js'
+import { type HttpReceiver, startHttpReceiver } from '../modules/notifications/support/receivers.js'
 import {
   type Answer,
   type ApiProcess,
@@ -19,7 +19,7 @@ import {
   startApi,
   startWorker,
   stopAll
-} from './harness.js'
+} from './support.js'
 
 /**
  * Issue 10, item 2: two API processes and two dispatcher workers on one PostgreSQL database.

@@ -11,7 +11,7 @@ import { RedisRateLimitStore } from '../../src/platform/rate-limit.redis.js'
 import { TestApp } from '../helpers/app.js'
 import { problem } from '../helpers/assertions.js'
 import { GENEROUS_MS } from '../helpers/event-order.js'
-import { redisReachable } from './harness.js'
+import { redisReachable } from './support.js'
 
 /**
  * Issue 25, D-14 with REDIS_URL: counters are kept by client /64, Redis is checked for an eviction

@@ -10,7 +10,7 @@ import { createRateLimitStores, RedisRateLimitStore } from '../../src/platform/r
 import { basic, TestApp } from '../helpers/app.js'
 import { problem } from '../helpers/assertions.js'
 import { GENEROUS_MS, watch, within, withoutWaiting } from '../helpers/event-order.js'
-import { redisReachable } from './harness.js'
+import { redisReachable } from './support.js'
 
 /**
  * Issue 10: rate-limit counters shared through Redis (D-14), and what happens when Redis cannot

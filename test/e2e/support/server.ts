@@ -4,8 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { systemClock } from '../../../src/common/clock.js'
 import { loadConfig } from '../../../src/config.js'
+import { type RunningServer, startServer } from '../../../src/http-server.js'
 import { ApiKeysService } from '../../../src/modules/api-keys/api-keys.service.js'
-import { type RunningServer, startServer } from '../../../src/server.js'
 
 /** A real server on a port of its own, with a temporary SQLite database and keys of each role. */
 export interface E2eServer {

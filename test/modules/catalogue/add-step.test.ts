@@ -3,7 +3,7 @@ import { it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
-import { descriptionsOf, getStep, readStats, serviceIdOf, storedPositions } from './helpers.js'
+import { descriptionsOf, getStep, readStats, serviceIdOf, storedPositions } from './support.js'
 
 describeEachDialect('add step (spec Add step, D-41, D-42)', (t) => {
   it('should append a step when position_number is left out and answer with its position', async () => {

@@ -3,7 +3,7 @@ import { it } from 'node:test'
 import { describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
-import { descriptionsOf, getStep, oneTo, readStats, storedPositions } from './helpers.js'
+import { descriptionsOf, getStep, oneTo, readStats, storedPositions } from './support.js'
 
 /** Checks positions are exactly 1..N in the tables and over HTTP, N = step_count; returns the descriptions. */
 async function assertContiguous(t: TestApp, name: string, expectedSteps: number): Promise<string[]> {

@@ -3,7 +3,7 @@ import { it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer } from '../../helpers/factories.js'
-import { getStep, readStats, serviceIdOf, statsOf } from './helpers.js'
+import { getStep, readStats, serviceIdOf, statsOf } from './support.js'
 
 describeEachDialect('create service (spec Create service, D-40, D-41)', (t) => {
   it('should create a service with defaults: step 1 is the description, no button title, no events', async () => {

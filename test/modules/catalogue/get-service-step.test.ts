@@ -3,7 +3,7 @@ import { before, it } from 'node:test'
 import { basic, describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createService } from '../../helpers/factories.js'
-import { getStep, serviceIdOf } from './helpers.js'
+import { getStep, serviceIdOf } from './support.js'
 
 describeEachDialect('get service step (spec Get service step, D-40, D-43)', (t) => {
   let washId = ''

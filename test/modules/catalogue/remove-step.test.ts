@@ -3,7 +3,7 @@ import { it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
-import { descriptionsOf, readStats, storedPositions } from './helpers.js'
+import { descriptionsOf, readStats, storedPositions } from './support.js'
 
 const REMOVED = { message: 'successfully removed' }
 

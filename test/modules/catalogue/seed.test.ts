@@ -10,7 +10,7 @@ import { basic, describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok } from '../../helpers/assertions.js'
 import { createCustomer, createService } from '../../helpers/factories.js'
 import { CLI, nodeArgs } from '../../helpers/processes.js'
-import { getStep, readStats } from './helpers.js'
+import { getStep, readStats } from './support.js'
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 

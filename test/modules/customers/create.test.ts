@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { basic, describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { uniqueEmail } from './fixtures.js'
+import { uniqueEmail } from './support.js'
 
 describeEachDialect('create customer (D-30, D-31)', (t) => {
   const create = (body: unknown, headers: Record<string, string> = {}) => t.post('/v1/customer/create', body, { headers })

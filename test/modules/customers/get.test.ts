@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { createCustomer, customerWithPassword, freshView, updateCustomer } from './fixtures.js'
+import { createCustomer, customerWithPassword, freshView, updateCustomer } from './support.js'
 
 describeEachDialect('get customer (D-11, D-31)', (t) => {
   let owner: Awaited<ReturnType<typeof customerWithPassword>>

@@ -11,7 +11,7 @@ import {
   type KeyedTestApp,
   uniqueEmail,
   visible
-} from './fixtures.js'
+} from './support.js'
 
 const MESSAGE = 'If an account exists for that address, an e-mail with a password reset link has been sent.'
 const PUBLIC_URL = 'https://shop.example.com/api'

@@ -3,7 +3,7 @@ import { before, it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { basic, describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { createCustomer, customerWithPassword, uniqueEmail } from './fixtures.js'
+import { createCustomer, customerWithPassword, uniqueEmail } from './support.js'
 
 type Caller = 'none' | 'wrong' | 'app' | 'customer' | 'staff' | 'admin'
 type Outcome = 'ok' | 'unauthenticated' | 'forbidden' | 'customer_not_found' | 'invalid_token' | 'invalid_login'

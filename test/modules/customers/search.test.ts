@@ -3,7 +3,7 @@ import { before, it } from 'node:test'
 import { nameKey } from '../../../src/modules/customers/name-key.js'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { createCustomer, updateCustomer } from './fixtures.js'
+import { createCustomer, updateCustomer } from './support.js'
 
 // D-33's "ignoring case", and accents: what names and words are compared by (its own cases: rules.test.ts).
 const fold = nameKey

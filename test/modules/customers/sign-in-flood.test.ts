@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { customerWithPassword, uniqueEmail } from './fixtures.js'
+import { customerWithPassword, uniqueEmail } from './support.js'
 
 /**
  * Issue 25, D-14: the sign-in limits cannot be erased by a flood of other keys, nor dodged by

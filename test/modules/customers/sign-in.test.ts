@@ -4,7 +4,7 @@ import { syncBuiltinESMExports } from 'node:module'
 import { before, it, mock } from 'node:test'
 import { basic, describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { createCustomer, customerWithPassword, uniqueEmail } from './fixtures.js'
+import { createCustomer, customerWithPassword, uniqueEmail } from './support.js'
 
 let address = 0
 /** A client address of its own for each test, so the per-address limit of one test never touches another. */

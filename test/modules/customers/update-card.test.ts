@@ -15,7 +15,7 @@ import {
   standalone,
   storedCustomer,
   visible
-} from './fixtures.js'
+} from './support.js'
 
 // Numbers, codes and names that must never leave the service once sent (D-34).
 const NUMBER = '4242424242424242'

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { createCustomer, customerWithPassword, freshView, getCustomer, storedCustomer, uniqueEmail, updateCustomer } from './fixtures.js'
+import { createCustomer, customerWithPassword, freshView, getCustomer, storedCustomer, uniqueEmail, updateCustomer } from './support.js'
 
 describeEachDialect('update customer (D-32)', (t) => {
   const update = (customer: unknown, headers: Record<string, string> = {}) => t.post('/v1/customer/update', { customer }, { headers })

@@ -6,6 +6,7 @@ import { openDatabase } from '../../../src/db/database.js'
 import type { Channel, DeliveryResult, OutboxDelivery } from '../../../src/modules/notifications/channels/channel.js'
 import { type OutboxMessage, outboxWriter } from '../../../src/modules/notifications/outbox.repository.js'
 import { describeEachDialect } from '../../helpers/app.js'
+import { Dispatchers, webhookSecret } from './support/dispatchers.js'
 import {
   enqueue,
   insertCustomer,
@@ -16,9 +17,8 @@ import {
   trackedEntries,
   waitFor,
   waitForSettled
-} from './factories.js'
-import { Dispatchers, webhookSecret } from './harness.js'
-import { type HttpReceiver, startHttpReceiver } from './receivers.js'
+} from './support/outbox.js'
+import { type HttpReceiver, startHttpReceiver } from './support/receivers.js'
 
 const SECRET = webhookSecret()
 

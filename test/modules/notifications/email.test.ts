@@ -4,9 +4,9 @@ import path from 'node:path'
 import { after, afterEach, before, beforeEach, it } from 'node:test'
 import { encrypt } from '../../../src/common/crypto.js'
 import { describeEachDialect } from '../../helpers/app.js'
-import { enqueue, insertCustomer, insertOrderFixture, outboxRows, resetOutbox, stepMessages, waitFor } from './factories.js'
-import { DATA_KEY, Dispatchers } from './harness.js'
-import { parseMail, type SmtpReceiver, startSmtpReceiver } from './receivers.js'
+import { DATA_KEY, Dispatchers } from './support/dispatchers.js'
+import { enqueue, insertCustomer, insertOrderFixture, outboxRows, resetOutbox, stepMessages, waitFor } from './support/outbox.js'
+import { parseMail, type SmtpReceiver, startSmtpReceiver } from './support/receivers.js'
 
 const STEPS = ['Picked up', 'Washing <hot> & "dry"', 'Delivered']
 

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { Webhook } from 'standardwebhooks'
 import { loadConfig } from '../../../src/config.js'
+import { startServer } from '../../../src/http-server.js'
 import { outboxWriter } from '../../../src/modules/notifications/outbox.repository.js'
 import { createLogger } from '../../../src/platform/logger.js'
-import { startServer } from '../../../src/server.js'
 import { describeEachDialect } from '../../helpers/app.js'
-import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries, waitFor } from './factories.js'
-import { Dispatchers, metricValue, webhookSecret } from './harness.js'
-import { startHttpReceiver } from './receivers.js'
+import { Dispatchers, metricValue, webhookSecret } from './support/dispatchers.js'
+import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries, waitFor } from './support/outbox.js'
+import { startHttpReceiver } from './support/receivers.js'
 
 describeEachDialect('outbox operations: /metrics and the in-process dispatcher (D-61, D-71)', (t) => {
   const dispatchers = new Dispatchers(t)

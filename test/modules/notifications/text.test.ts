@@ -5,9 +5,9 @@ import { after, afterEach, before, beforeEach, it } from 'node:test'
 import { ManualClock } from '../../../src/common/clock.js'
 import { outboxOperations } from '../../../src/modules/notifications/outbox.operations.js'
 import { describeEachDialect } from '../../helpers/app.js'
-import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages } from './factories.js'
-import { Dispatchers, metricValue } from './harness.js'
-import { type HttpReceiver, startHttpReceiver } from './receivers.js'
+import { Dispatchers, metricValue } from './support/dispatchers.js'
+import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages } from './support/outbox.js'
+import { type HttpReceiver, startHttpReceiver } from './support/receivers.js'
 
 describeEachDialect('outbox text channel (D-60)', (t) => {
   const dispatchers = new Dispatchers(t)

@@ -8,9 +8,9 @@ import { outboxOperations } from '../../../src/modules/notifications/outbox.oper
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok } from '../../helpers/assertions.js'
 import { createCustomer, createOrder, createService } from '../../helpers/factories.js'
-import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries } from './factories.js'
-import { Dispatchers, webhookSecret } from './harness.js'
-import { type HttpReceiver, type ReceivedRequest, startHttpReceiver } from './receivers.js'
+import { Dispatchers, webhookSecret } from './support/dispatchers.js'
+import { enqueue, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries } from './support/outbox.js'
+import { type HttpReceiver, type ReceivedRequest, startHttpReceiver } from './support/receivers.js'
 
 const SECRET = webhookSecret()
 

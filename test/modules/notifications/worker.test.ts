@@ -4,9 +4,18 @@ import { Webhook } from 'standardwebhooks'
 import { ManualClock } from '../../../src/common/clock.js'
 import { encrypt } from '../../../src/common/crypto.js'
 import { describeEachDialect } from '../../helpers/app.js'
-import { enqueue, insertCustomer, insertOrderFixture, outboxRows, resetOutbox, stepMessages, trackedEntries, waitFor } from './factories.js'
-import { Cli, cliEnv, DATA_KEY, Dispatchers, webhookSecret } from './harness.js'
-import { type HttpReceiver, startHttpReceiver } from './receivers.js'
+import { Cli, cliEnv, DATA_KEY, Dispatchers, webhookSecret } from './support/dispatchers.js'
+import {
+  enqueue,
+  insertCustomer,
+  insertOrderFixture,
+  outboxRows,
+  resetOutbox,
+  stepMessages,
+  trackedEntries,
+  waitFor
+} from './support/outbox.js'
+import { type HttpReceiver, startHttpReceiver } from './support/receivers.js'
 
 const SECRET = webhookSecret()
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { countRows, DELIVERY, orderFixture, PICKUP } from './fixture.js'
+import { countRows, DELIVERY, orderFixture, PICKUP } from './support.js'
 
 describeEachDialect('create transaction (D-50)', (t) => {
   let f: Awaited<ReturnType<typeof orderFixture>>

@@ -3,7 +3,7 @@ import { before, it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createOrder } from '../../helpers/factories.js'
-import { orderFixture } from './fixture.js'
+import { orderFixture } from './support.js'
 
 describeEachDialect('get transaction: the full view', (t) => {
   let f: Awaited<ReturnType<typeof orderFixture>>

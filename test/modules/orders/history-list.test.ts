@@ -3,7 +3,7 @@ import { before, it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createOrder, createService } from '../../helpers/factories.js'
-import { orderFixture } from './fixture.js'
+import { orderFixture } from './support.js'
 
 describeEachDialect('transaction history (D-56)', (t) => {
   let f: Awaited<ReturnType<typeof orderFixture>>

@@ -3,7 +3,7 @@ import { before, it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createOrder } from '../../helpers/factories.js'
-import { countRows, DELIVERY, orderFixture, PICKUP } from './fixture.js'
+import { countRows, DELIVERY, orderFixture, PICKUP } from './support.js'
 
 describeEachDialect('Idempotency-Key on transaction writes (D-52)', (t) => {
   let f: Awaited<ReturnType<typeof orderFixture>>

@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createOrder, createService } from '../../helpers/factories.js'
-import { countRows, orderFixture } from './fixture.js'
+import { countRows, orderFixture } from './support.js'
 
 describeEachDialect('move transaction (D-55)', (t) => {
   let f: Awaited<ReturnType<typeof orderFixture>>

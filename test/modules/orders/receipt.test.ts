@@ -3,7 +3,7 @@ import { before, it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createItem, createOrder, createService } from '../../helpers/factories.js'
-import { countRows, orderFixture } from './fixture.js'
+import { countRows, orderFixture } from './support.js'
 
 const EMPTY = [{ receipt_id: null, item_id: null, title: null, image_url: null, price: '0.00', quantity: null }]
 

@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createOrder, createService } from '../../helpers/factories.js'
-import { countRows, DELIVERY, orderFixture, PICKUP } from './fixture.js'
+import { countRows, DELIVERY, orderFixture, PICKUP } from './support.js'
 
 describeEachDialect('update transaction (D-53)', (t) => {
   let f: Awaited<ReturnType<typeof orderFixture>>

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { it } from 'node:test'
 import { describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
-import { customerWithPassword } from '../customers/fixtures.js'
+import { customerWithPassword } from '../customers/support.js'
 
 /**
  * Issue 25, D-14: the tracking status read counts clients by IPv6 /64, and its counters live in a

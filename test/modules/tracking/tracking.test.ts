@@ -4,7 +4,7 @@ import { sha256Hex } from '../../../src/common/crypto.js'
 import { describeEachDialect, type TestApp } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createOrder } from '../../helpers/factories.js'
-import { orderFixture } from '../orders/fixture.js'
+import { orderFixture } from '../orders/support.js'
 
 const PUBLIC_URL = 'https://shop.example.com'
 const LINK = new RegExp(`^${PUBLIC_URL.replace(/\./g, '\\.')}/track/([A-Za-z0-9_-]{43})$`)

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { it } from 'node:test'
-import { createCustomer as createOverHttp, updateCustomer } from '../modules/customers/fixtures.js'
+import { createCustomer as createOverHttp, updateCustomer } from '../modules/customers/support.js'
 import { describeEachDialect } from './app.js'
 import { ok } from './assertions.js'
 import { createCustomer } from './factories.js'
 
-/** Issue 26: a customer the shared fixtures insert is stored as the API stores one, search keys included (D-33). */
-describeEachDialect('the shared fixtures write customers as the app does (issue 26)', (t) => {
+/** Issue 26: a customer the shared factories insert is stored as the API stores one, search keys included (D-33). */
+describeEachDialect('the shared factories write customers as the app does (issue 26)', (t) => {
   it('should keep the search keys of a name with accents and stroke letters as the API does, so search finds both', async () => {
     const inserted = await createCustomer(t, { firstName: 'Zoë', lastName: 'Łódź' })
     const written = (await createOverHttp(t)).customer_id as string

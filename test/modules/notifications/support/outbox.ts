@@ -1,9 +1,9 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import type { Selectable } from 'kysely'
-import { newId } from '../../../src/common/ids.js'
-import { type OutboxMessage, outboxWriter } from '../../../src/modules/notifications/outbox.repository.js'
-import type { OutboxChannel, OutboxTable } from '../../../src/modules/notifications/outbox.table.js'
-import type { TestApp } from '../../helpers/app.js'
+import { newId } from '../../../../src/common/ids.js'
+import { type OutboxMessage, outboxWriter } from '../../../../src/modules/notifications/outbox.repository.js'
+import type { OutboxChannel, OutboxTable } from '../../../../src/modules/notifications/outbox.table.js'
+import type { TestApp } from '../../../helpers/app.js'
 
 // Rows are made directly with Kysely: the customers and orders modules are written beside this one,
 // and these tests need only rows, not their use cases.
