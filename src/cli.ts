@@ -9,7 +9,7 @@ import { ApiKeysService } from './modules/api-keys/index.js'
 import { NOTIFICATIONS_USAGE, outboxCommand, runWorker } from './modules/notifications/index.js'
 import type { ApiKeyRole } from './platform/principal.js'
 import { formatSeedReport, seedDemo } from './seed/demo-seed.js'
-import { configOrExit, serve } from './serve.js'
+import { configOrExit, serve } from './serve-command.js'
 
 const USAGE = `usage: service-ordering <command>
 

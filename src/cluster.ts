@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import type { Config } from './config.js'
+import { prepareStart } from './http-server.js'
 import { createLogger } from './platform/logger.js'
-import { prepareStart } from './server.js'
 
 /**
  * Issue 10: `service-ordering serve --workers N` (or WORKERS=N). This process becomes the primary
@@ -132,7 +132,7 @@ export async function runPrimary(config: Config, options: { drainMs?: number } =
       const worker = slot.worker
       if (worker === null || worker.isDead()) continue
       exits.push(new Promise((resolve) => worker.once('exit', resolve)))
-      // Each worker drains as one process does (serve.ts, D-72).
+      // Each worker drains as one process does (serve-command.ts, D-72).
       worker.process.kill('SIGTERM')
     }
     // A worker that has not drained well after its own 10 s window is stuck: cut it.
@@ -150,7 +150,7 @@ export async function runPrimary(config: Config, options: { drainMs?: number } =
     process.exit(exitCode)
   }
 
-  // `on`, not `once`: repeated signals while draining are ignored (`stopping`), as in serve.ts.
+  // `on`, not `once`: repeated signals while draining are ignored (`stopping`), as in serve-command.ts.
   process.on('SIGTERM', () => void shutdown('SIGTERM', 0))
   process.on('SIGINT', () => void shutdown('SIGINT', 0))
 

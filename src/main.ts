@@ -1,5 +1,5 @@
 import { messageOf } from './common/async.js'
-import { configOrExit, serve } from './serve.js'
+import { configOrExit, serve } from './serve-command.js'
 
 // The process entry of `npm start`: config → database → migrate → app → listen (ARCHITECTURE 1).
 serve(configOrExit()).catch((error: unknown) => {

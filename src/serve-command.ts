@@ -1,8 +1,8 @@
 import cluster from 'node:cluster'
 import { reportListening, runPrimary, workerSlot } from './cluster.js'
 import { type Config, ConfigError, loadConfig } from './config.js'
+import { startServer } from './http-server.js'
 import { createLogger } from './platform/logger.js'
-import { startServer } from './server.js'
 
 /** Reads the configuration or stops the process with one line naming the bad variable (D-01). */
 export function configOrExit(env: NodeJS.ProcessEnv = process.env): Config {
