@@ -1,5 +1,8 @@
-import net from 'node:net'
 import path from 'node:path'
+import { connectionsPerAddress, parseHost, parseTrustProxy } from './config.network.js'
+import { ConfigError, type Env, fail, httpUrl, integer, mailbox, onOff, text } from './config.values.js'
+
+export { ConfigError, withoutPassword } from './config.values.js'
 
 /** Which storage engine a DATABASE_URL selects. */
 export type DatabaseConfig =
@@ -65,78 +68,7 @@ export interface Config {
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
-/** A configuration value that cannot be used; its message is the one line printed at start. */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
-
-type Env = Readonly<Record<string, string | undefined>>
-
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
-
-function fail(variable: string, accepts: string, got: string): never {
-  throw new ConfigError(`${variable} must be ${accepts} (got ${JSON.stringify(withoutPassword(got))})`)
-}
-
-/**
- * A URL as it may be echoed in the one-line error: the password of `scheme://user:password@host`
- * hidden, up to the last `@` (a password may hold one, unencoded), and the values of query
- * parameters whose names say they carry credentials (`key`, `access_token`, `sig`, `password`, …).
- * DATABASE_URL and SMTP_URL carry credentials, and the error line goes to stderr and from there to
- * log collectors; it printed them in full before.
- */
-export function withoutPassword(value: string): string {
-  return value
-    .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#@:]*):.*@/, '$1:***@')
-    .replace(/([?&][^=&#]*(?:pass|pwd|secret|token|key|auth|sig|credential)[^=&#]*=)[^&#]*/gi, '$1***')
-}
-
-function text(env: Env, name: string): string | undefined {
-  const value = env[name]
-  return value === undefined || value.trim() === '' ? undefined : value.trim()
-}
-
-/** An integer setting; `shownAs` names it in the error where it has another spelling too. */
-function integer(env: Env, name: string, fallback: number, min: number, max: number, shownAs = name): number {
-  const raw = text(env, name)
-  if (raw === undefined) return fallback
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    fail(shownAs, `a whole number from ${min} to ${max}`, raw)
-  }
-  return Number(raw)
-}
-
-function onOff(env: Env, name: string, fallback: boolean): boolean {
-  const raw = text(env, name)
-  if (raw === undefined) return fallback
-  const lower = raw.toLowerCase()
-  if (['on', 'true', '1', 'yes'].includes(lower)) return true
-  if (['off', 'false', '0', 'no'].includes(lower)) return false
-  return fail(name, 'on or off', raw)
-}
-
-function httpUrl(env: Env, name: string, schemes: readonly string[]): string | null {
-  const raw = text(env, name)
-  if (raw === undefined) return null
-  let url: URL
-  try {
-    url = new URL(raw)
-  } catch {
-    return fail(name, `a URL starting with ${schemes.join(' or ')}`, raw)
-  }
-  if (!schemes.includes(url.protocol)) fail(name, `a URL starting with ${schemes.join(' or ')}`, raw)
-  return raw
-}
-
-// An address, or `Display Name <address>`; the domain may be a bare host name (localhost).
-const MAILBOX = /^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/
-
-function mailbox(env: Env, name: string, fallback: string): string {
-  const raw = text(env, name)
-  if (raw === undefined) return fallback
-  if (!MAILBOX.test(raw)) fail(name, 'an e-mail address or "Display Name <address>"', raw)
-  return raw
-}
 
 function parseDatabase(env: Env, dataDir: string): DatabaseConfig {
   const raw = text(env, 'DATABASE_URL')
@@ -189,58 +121,6 @@ function parseCardKey(env: Env): Buffer | null {
     throw new ConfigError('CARD_ENCRYPTION_KEY must be 32 bytes written in base64 (44 characters)')
   }
   return key
-}
-
-// The named ranges proxy-addr (Fastify's trustProxy) knows.
-const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal']
-
-/**
- * An address, a CIDR range or a named range, as proxy-addr accepts it. Checked here because a
- * value such as `abc` (all hex digits) used to pass and then stop the start inside Fastify with
- * "invalid IP address: abc", a line that does not name the variable.
- */
-function isProxyEntry(entry: string): boolean {
-  if (PROXY_RANGE_NAMES.includes(entry)) return true
-  const [address = '', prefix, extra] = entry.split('/')
-  const family = net.isIP(address)
-  if (family === 0 || extra !== undefined) return false
-  if (prefix === undefined) return true
-  if (/^\d{1,3}$/.test(prefix)) return Number(prefix) <= (family === 4 ? 32 : 128)
-  return family === 4 && net.isIPv4(prefix) // a netmask such as 255.255.0.0
-}
-
-function parseTrustProxy(env: Env): Config['trustProxy'] {
-  const raw = text(env, 'TRUST_PROXY')
-  if (raw === undefined) return false
-  const lower = raw.toLowerCase()
-  if (['off', 'false', '0', 'no'].includes(lower)) return false
-  if (['on', 'true', 'yes'].includes(lower)) return true
-  if (/^\d{1,2}$/.test(raw)) return Number(raw)
-  const entries = raw.split(',').map((entry) => entry.trim())
-  if (entries.every(isProxyEntry)) return entries.join(',')
-  return fail('TRUST_PROXY', 'off, on, a hop count, or a comma-separated list of addresses or CIDR ranges', raw)
-}
-
-const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
-
-/** HOST: an address or a host name to listen on (was not checked: a bad one failed inside listen()). */
-function parseHost(env: Env): string {
-  const raw = text(env, 'HOST') ?? '127.0.0.1'
-  if (net.isIP(raw) === 0 && !HOST_NAME.test(raw)) fail('HOST', 'an IP address or a host name such as 0.0.0.0 or localhost', raw)
-  return raw
-}
-
-/**
- * HTTP_MAX_CONNECTIONS_PER_ADDRESS: at most HTTP_MAX_CONNECTIONS. Behind a proxy (TRUST_PROXY) every
- * connection comes from the proxy, so by default it may hold them all.
- */
-function connectionsPerAddress(env: Env, max: number, trustProxy: Config['trustProxy']): number {
-  const raw = text(env, 'HTTP_MAX_CONNECTIONS_PER_ADDRESS')
-  if (raw === undefined) return trustProxy === false ? Math.max(1, Math.floor(max / 4)) : max
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
-    fail('HTTP_MAX_CONNECTIONS_PER_ADDRESS', `a whole number from 1 to HTTP_MAX_CONNECTIONS (${max})`, raw)
-  }
-  return Number(raw)
 }
 
 /** Reads and validates the environment (D-01, D-02); throws ConfigError naming the first bad variable. */
