@@ -1,13 +1,18 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from 'pino'
+import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString, Logger } from 'pino'
 
 type Method = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
+
+/** Whether the logger can say if a level is on: pino's can, though Fastify's logger type leaves that out. */
+function checksLevels(logger: FastifyBaseLogger): logger is FastifyBaseLogger & Pick<Logger, 'isLevelEnabled'> {
+  return typeof (logger as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled === 'function'
+}
 
 /**
  * A request's logger that becomes a real pino child only when a line at an enabled level is
  * written: most requests write nothing, and never pay for the child and its redaction set-up.
  */
-class LazyChildLogger {
+class LazyChildLogger implements FastifyBaseLogger {
   private real: FastifyBaseLogger | undefined
 
   constructor(
@@ -30,7 +35,7 @@ class LazyChildLogger {
   }
 
   private write(method: Method, args: unknown[]): void {
-    if (this.real === undefined && !(this.parent as unknown as { isLevelEnabled(l: string): boolean }).isLevelEnabled(method)) return
+    if (this.real === undefined && checksLevels(this.parent) && !this.parent.isLevelEnabled(method)) return
     ;(this.materialise()[method] as (...a: unknown[]) => void)(...args)
   }
 
@@ -61,5 +66,5 @@ class LazyChildLogger {
 
 /** Fastify's childLoggerFactory: a lazy child per request. */
 export function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
-  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger
+  return new LazyChildLogger(logger, bindings, options)
 }

@@ -58,6 +58,7 @@ export class Metrics {
   }
 
   private scraped(name: string, help: string, type: 'counter' | 'histogram', values: () => MetricValue[]) {
+    // prom-client types a metric as one of its own classes; a registry only calls get() and reset() of it.
     return {
       name,
       help,
