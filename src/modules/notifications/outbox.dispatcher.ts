@@ -4,12 +4,13 @@ import type { Logger } from 'pino'
 import { settlesWithin } from '../../common/async.js'
 import type { Clock } from '../../common/clock.js'
 import type { Database } from '../../db/database.js'
-import { type ChannelSet, type DeliveryResult, failed, type OutboxDelivery } from './channels/channel.js'
+import { type ChannelSet, type DeliveryResult, failed } from './channels/channel.js'
 import { describeError } from './channels/errors.js'
 import { retryAfter } from './channels/http.js'
 import type { OutboxCounters } from './notifications.metrics.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from './outbox.backoff.js'
 import { type ClaimedRow, type OutboxClaims, outboxClaims, type SkippedChannels } from './outbox.claims.js'
+import { deliverRow } from './outbox.delivery.js'
 import { OUTBOX_CHANNELS as CHANNELS, type OutboxChannel } from './outbox.table.js'
 
 /** How a dispatcher paces itself; every value can be made small for tests. */
@@ -209,7 +210,7 @@ export class Dispatcher {
   }
 
   private async process(row: ClaimedRow): Promise<void> {
-    const result = await this.deliver(row)
+    const result = await deliverRow(row, this.deps.channels, this.deps.options.deliveryTimeoutMs)
     try {
       await this.settle(row, result)
     } catch (error) {
@@ -219,36 +220,6 @@ export class Dispatcher {
         // The database is away: the lease runs out and the row is delivered again (at least once).
         this.log.error({ err: again, event_id: row.event_id }, 'could not record an outbox failure')
       })
-    }
-  }
-
-  private async deliver(row: ClaimedRow): Promise<DeliveryResult> {
-    let payload: unknown
-    try {
-      payload = JSON.parse(row.payload)
-    } catch {
-      return failed('the message payload is not JSON', true)
-    }
-    const message: OutboxDelivery = {
-      id: row.id,
-      eventId: row.event_id,
-      channel: row.channel,
-      template: row.template,
-      orderId: row.order_id,
-      customerId: row.customer_id,
-      historyId: row.history_id === null ? null : Number(row.history_id),
-      payload,
-      attempts: row.attempts,
-      createdAt: row.created_at,
-      firstAttempt: row.attempts === 0 && row.last_error === null
-    }
-    const channel = this.deps.channels[row.channel]
-    if (channel === undefined) return failed(`no channel ${row.channel}`, true)
-    const signal = AbortSignal.timeout(this.deps.options.deliveryTimeoutMs)
-    try {
-      return await settleBy(channel.deliver(message, signal), signal)
-    } catch (error) {
-      return failed(describeError(error))
     }
   }
 
@@ -304,24 +275,4 @@ export class Dispatcher {
     }
     if (!applied) this.log.warn(context, 'outbox lease lost before the outcome was recorded; another dispatcher owns the row')
   }
-}
-
-// The delivery's own promise, or the signal's time-out, whichever comes first: a channel that hangs
-// cannot hold a batch (and its leases) past the time-out.
-function settleBy<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    if (signal.aborted) return onAbort()
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      }
-    )
-  })
 }
