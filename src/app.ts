@@ -59,13 +59,13 @@ export type { AppContext } from './platform/app-context.js'
 function credentialStore(database: Database): CredentialStore {
   const findApiKey = apiKeyCredentials(database)
   const customerLogin = customerLoginQuery(database)
-  const keptKeys = new VersionedMemo<Awaited<ReturnType<CredentialStore['findApiKey']>>>(database.dataVersion, 1000)
-  const keptLogins = new VersionedMemo<Awaited<ReturnType<CredentialStore['findCustomerLogin']>>>(database.dataVersion, 1000)
+  const apiKeyMemo = new VersionedMemo<Awaited<ReturnType<CredentialStore['findApiKey']>>>(database.dataVersion, 1000)
+  const loginMemo = new VersionedMemo<Awaited<ReturnType<CredentialStore['findCustomerLogin']>>>(database.dataVersion, 1000)
   return {
-    findApiKey: (id) => keptKeys.get(id, () => findApiKey(id)),
-    findCustomerLogin: (email) => keptLogins.get(email, () => customerLogin.first({ email })),
-    keptApiKey: (id) => keptKeys.peek(id),
-    keptCustomerLogin: (email) => keptLogins.peek(email)
+    findApiKey: (id) => apiKeyMemo.get(id, () => findApiKey(id)),
+    findCustomerLogin: (email) => loginMemo.get(email, () => customerLogin.first({ email })),
+    apiKeyInMemory: (id) => apiKeyMemo.peek(id),
+    customerLoginInMemory: (email) => loginMemo.peek(email)
   }
 }
 

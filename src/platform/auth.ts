@@ -18,9 +18,9 @@ export interface CredentialStore {
   findApiKey(id: string): Promise<StoredApiKey | undefined>
   findCustomerLogin(email: string): Promise<StoredLogin | undefined>
   /** What `findApiKey` would answer, when it is known without reading (`{ value }`); else undefined. */
-  keptApiKey?(id: string): { value: StoredApiKey | undefined } | undefined
+  apiKeyInMemory?(id: string): { value: StoredApiKey | undefined } | undefined
   /** What `findCustomerLogin` would answer, when it is known without reading; else undefined. */
-  keptCustomerLogin?(email: string): { value: StoredLogin | undefined } | undefined
+  customerLoginInMemory?(email: string): { value: StoredLogin | undefined } | undefined
 }
 
 /** Checks HTTP Basic credentials (D-10 to D-14) and customer passwords for sign-in (D-35). */
@@ -48,7 +48,7 @@ export class Authenticator {
     // Key ids never contain '@'; e-mail addresses always do.
     if (!credentials.user.includes('@')) {
       // A key read since the data last changed is decided at once, refusals too: the same check.
-      const knownKey = this.store.keptApiKey?.(credentials.user)
+      const knownKey = this.store.apiKeyInMemory?.(credentials.user)
       if (knownKey !== undefined) return keyPrincipal(credentials, knownKey.value)
       return this.store.findApiKey(credentials.user).then((key) => keyPrincipal(credentials, key))
     }
@@ -103,7 +103,7 @@ export class Authenticator {
     if (this.limiter.hasRoomNow?.(failKey, LIMITS.failedSignInsPerEmail.limit) !== true) {
       return this.checkAfterFailureCount(email, password, failKey)
     }
-    const knownLogin = this.store.keptCustomerLogin?.(email)
+    const knownLogin = this.store.customerLoginInMemory?.(email)
     if (knownLogin !== undefined) return this.passwordMatch(knownLogin.value, password, failKey)
     return this.store.findCustomerLogin(email).then((found) => this.passwordMatch(found, password, failKey))
   }

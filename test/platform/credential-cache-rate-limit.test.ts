@@ -248,8 +248,8 @@ describe('requests admitted at once, without a promise (issue 7)', () => {
         reads.logins++
         return logins.get(email)
       },
-      keptApiKey: (id: string) => (keys.has(id) ? { value: keys.get(id) } : undefined),
-      keptCustomerLogin: (email: string) => (logins.has(email) ? { value: logins.get(email) } : undefined)
+      apiKeyInMemory: (id: string) => (keys.has(id) ? { value: keys.get(id) } : undefined),
+      customerLoginInMemory: (email: string) => (logins.has(email) ? { value: logins.get(email) } : undefined)
     }
   }
 
