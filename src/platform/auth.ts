@@ -126,15 +126,16 @@ export class Authenticator {
   private passwordMatch(found: StoredLogin | undefined, password: string, failKey: string): string | Promise<string | null> {
     // A customer without a password cannot authenticate (D-10): checked like an unknown e-mail.
     if (found?.password_hash == null) return this.refuseWithoutPassword(password, failKey)
-    const login = { id: found.id, hash: found.password_hash }
-    const state = this.cache.check(login.id, login.hash, password)
+    const customerId = found.id
+    const hash = found.password_hash
+    const state = this.cache.check(customerId, hash, password)
     if (state !== 'miss') {
-      if (state === 'refresh') void this.verifyOnce(login.id, login.hash, password, null).catch(() => {})
-      return login.id
+      if (state === 'refresh') void this.verifyOnce(customerId, hash, password, null).catch(() => {})
+      return customerId
     }
-    return this.verifyOnce(login.id, login.hash, password, failKey).then((outcome) => {
+    return this.verifyOnce(customerId, hash, password, failKey).then((outcome) => {
       if (typeof outcome === 'number') throw problems.rateLimited(outcome)
-      return outcome ? login.id : null
+      return outcome ? customerId : null
     })
   }
 
