@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js'
+import { healthProbeRepository } from './health-probe.repository.js'
 
 /** Healthy: a write is made to find out only when no use case committed within this. */
 const PROBE_EVERY_MS = 5000
@@ -29,7 +30,11 @@ export class WriteReadiness {
   private probing: Promise<void> | null = null
   private lastFailure: unknown = null
 
-  constructor(private readonly database: Database) {}
+  private readonly probeRow: ReturnType<typeof healthProbeRepository>
+
+  constructor(private readonly database: Database) {
+    this.probeRow = healthProbeRepository(database)
+  }
 
   /** Resolves when writes can be taken; rejects with the reason when not. */
   check(): Promise<void> {
@@ -49,14 +54,7 @@ export class WriteReadiness {
   private probe(started: number): Promise<void> {
     this.probedAt = started
     const probing = this.database.unitOfWork
-      .run(async (tx) => {
-        const at = Date.now()
-        await tx.db
-          .insertInto('health_probe')
-          .values({ id: 1, probed_at: at })
-          .onConflict((conflict) => conflict.column('id').doUpdateSet({ probed_at: at }))
-          .execute()
-      })
+      .run((tx) => this.probeRow.write(tx, Date.now()))
       .then(
         () => {
           this.confirmedAt = started

@@ -8,8 +8,8 @@ import { textChannel } from './channels/text.channel.js'
 import { trakChannel } from './channels/trak.channel.js'
 import { type OutboxCounters, outboxCountersFor } from './notifications.metrics.js'
 import { notificationsRepository } from './notifications.repository.js'
-import { outboxClaims } from './outbox.claims.js'
 import { Dispatcher, type DispatcherOptions, dispatcherOptions } from './outbox.dispatcher.js'
+import { outboxClaims } from './outbox-claims.repository.js'
 
 /** The configuration the channels read (D-02): where e-mails, texts and webhooks go. */
 export type NotificationSettings = Pick<Config, 'smtpUrl' | 'mailFrom' | 'smsWebhookUrl' | 'webhookUrl' | 'webhookSecret' | 'dataDir'>
@@ -30,7 +30,7 @@ export interface CreateDispatcherDeps {
 }
 
 /** The three channels configured from the settings (D-60). */
-export function createChannels(
+function createChannels(
   deps: Pick<CreateDispatcherDeps, 'settings' | 'database' | 'dataKey'> & { clock: Clock; timeoutMs: number; inFlightPerChannel: number }
 ): ChannelSet {
   const repository = notificationsRepository(deps.database)

@@ -1,7 +1,8 @@
 import { Counter } from 'prom-client'
 import type { Database } from '../../db/database.js'
 import type { Metrics } from '../../platform/metrics.js'
-import { OUTBOX_CHANNELS as CHANNELS, type OutboxChannel, type OutboxStatus } from './outbox.table.js'
+import { BACKLOG_STATUSES, outboxBacklog } from './outbox.repository.js'
+import { OUTBOX_CHANNELS as CHANNELS, type OutboxChannel } from './outbox.table.js'
 
 /** What the dispatcher counts, per channel (D-71). */
 export interface OutboxCounters {
@@ -11,10 +12,7 @@ export interface OutboxCounters {
   dead(channel: OutboxChannel): void
 }
 
-// Delivered and skipped rows are history, not backlog.
-const BACKLOG_STATUSES: readonly OutboxStatus[] = ['pending', 'dead']
-
-// The counters an app registered for a database, so a dispatcher started beside that app (server.ts)
+// The counters an app registered for a database, so a dispatcher started beside that app (http-server.ts)
 // counts into the registry its /metrics serves.
 const countersByDatabase = new WeakMap<Database, OutboxCounters>()
 
@@ -38,15 +36,7 @@ function countersOn(counter: MakeCounter): OutboxCounters {
  * database at scrape time so it is right wherever the dispatcher runs, and the dispatcher's counters.
  */
 export function registerOutboxMetrics(metrics: Metrics, database: Database): OutboxCounters {
-  const backlog = database.prepare<Record<string, never>, { channel: OutboxChannel; status: OutboxStatus; n: number | string }>(
-    'outbox.backlog',
-    (db) =>
-      db
-        .selectFrom('outbox')
-        .select(['channel', 'status', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('status', 'in', [...BACKLOG_STATUSES])
-        .groupBy(['channel', 'status'])
-  )
+  const backlog = outboxBacklog(database)
   metrics.addGauge(
     'outbox_backlog',
     'Outbox messages not delivered, by channel and status: pending (waiting, backing off or in flight) and dead.',

@@ -9,9 +9,9 @@ import { describeError } from './channels/errors.js'
 import { retryAfter } from './channels/http.js'
 import type { OutboxCounters } from './notifications.metrics.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from './outbox.backoff.js'
-import { type ClaimedRow, type OutboxClaims, outboxClaims, type SkippedChannels } from './outbox.claims.js'
 import { deliverRow } from './outbox.delivery.js'
 import { OUTBOX_CHANNELS as CHANNELS, type OutboxChannel } from './outbox.table.js'
+import { type ClaimedRow, type OutboxClaims, outboxClaims, type SkippedChannels } from './outbox-claims.repository.js'
 
 /** How a dispatcher paces itself; every value can be made small for tests. */
 export interface DispatcherOptions {

@@ -1,49 +1,19 @@
 import type { Clock } from '../../common/clock.js'
 import type { Database } from '../../db/database.js'
-import type { OutboxChannel, OutboxStatus, OutboxTemplate } from './outbox.table.js'
+import type { OutboxStatus } from './outbox.table.js'
+import { type OutboxListRow, outboxOperationsRepository } from './outbox-operations.repository.js'
 
-/** An outbox row as operators see it: never the payload, which may hold a sealed reset link. */
-export interface OutboxListRow {
-  id: number
-  event_id: string
-  channel: OutboxChannel
-  template: OutboxTemplate
-  status: OutboxStatus
-  attempts: number
-  next_attempt_at: number
-  claimed_until: number | null
-  last_error: string | null
-  created_at: number
-  delivered_at: number | null
-}
+export type { OutboxListRow }
 
 /** What `outbox retry` did. */
 export type RetryOutcome = { done: true; row: OutboxListRow } | { done: false; reason: string }
 
-const COLUMNS = [
-  'id',
-  'event_id',
-  'channel',
-  'template',
-  'status',
-  'attempts',
-  'next_attempt_at',
-  'claimed_until',
-  'last_error',
-  'created_at',
-  'delivered_at'
-] as const
-
 /** The operator's view of the outbox (D-90 `service-ordering outbox list|retry`). */
 export function outboxOperations(database: Database, clock: Clock) {
-  const { db } = database
+  const outbox = outboxOperationsRepository(database)
   return {
     /** The newest rows first, optionally of one status. */
-    list: (filter: { status?: OutboxStatus; limit: number }): Promise<OutboxListRow[]> => {
-      let query = db.selectFrom('outbox').select(COLUMNS).orderBy('id', 'desc').limit(filter.limit)
-      if (filter.status !== undefined) query = query.where('status', '=', filter.status)
-      return query.execute()
-    },
+    list: (filter: { status?: OutboxStatus; limit: number }): Promise<OutboxListRow[]> => outbox.list(filter),
 
     /**
      * Makes a dead or failed row (by id or event id) due now. A dead row starts over with a full set
@@ -51,12 +21,9 @@ export function outboxOperations(database: Database, clock: Clock) {
      * delivered or skipped are left alone.
      */
     retry: (ref: string): Promise<RetryOutcome> =>
-      database.unitOfWork.run(async ({ db: trx }) => {
+      database.unitOfWork.run(async (tx) => {
         const now = clock.now()
-        let query = trx.selectFrom('outbox').select(COLUMNS)
-        query = /^\d{1,15}$/.test(ref) ? query.where('id', '=', Number(ref)) : query.where('event_id', '=', ref)
-        if (database.dialect.supportsRowLocks) query = query.forUpdate()
-        const row = await query.executeTakeFirst()
+        const row = await outbox.rowForRetry(tx, /^\d{1,15}$/.test(ref) ? { id: Number(ref) } : { eventId: ref })
         if (row === undefined) return { done: false, reason: `there is no outbox row ${ref}` }
         const inFlight = row.claimed_until !== null && row.claimed_until > now
         const failedPending = row.status === 'pending' && row.attempts > 0 && !inFlight
@@ -65,11 +32,7 @@ export function outboxOperations(database: Database, clock: Clock) {
           return { done: false, reason: `outbox row ${row.id} is ${state}; only dead or failed rows are retried` }
         }
         const attempts = row.status === 'dead' ? 0 : row.attempts
-        await trx
-          .updateTable('outbox')
-          .set({ status: 'pending', attempts, next_attempt_at: now, claimed_by: null, claimed_until: null, updated_at: now })
-          .where('id', '=', row.id)
-          .execute()
+        await outbox.requeue(tx, row.id, attempts, now)
         return { done: true, row: { ...row, status: 'pending', attempts, next_attempt_at: now, claimed_until: null } }
       })
   }

@@ -1,7 +1,7 @@
 import type { Expression } from 'kysely'
 import { newTimeOrderedId } from '../../common/ids.js'
 import type { Param, StatementCompiler, Tx } from '../../db/statement.js'
-import type { OutboxChannel, OutboxTemplate } from './outbox.table.js'
+import type { OutboxChannel, OutboxStatus, OutboxTemplate } from './outbox.table.js'
 
 /** What a `step` message needs: a transaction entered a step (D-60). Contact details are read at delivery. */
 export interface StepEventPayload {
@@ -120,3 +120,19 @@ export function outboxWriter(database: StatementCompiler) {
 }
 
 export type OutboxWriter = ReturnType<typeof outboxWriter>
+
+/** The statuses of the backlog: delivered and skipped rows are history, not backlog. */
+export const BACKLOG_STATUSES: readonly OutboxStatus[] = ['pending', 'dead']
+
+/** Rows per channel and backlog status, read at each /metrics scrape (D-71); compiled once. */
+export function outboxBacklog(database: StatementCompiler) {
+  return database.prepare<Record<string, never>, { channel: OutboxChannel; status: OutboxStatus; n: number | string }>(
+    'outbox.backlog',
+    (db) =>
+      db
+        .selectFrom('outbox')
+        .select(['channel', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('status', 'in', [...BACKLOG_STATUSES])
+        .groupBy(['channel', 'status'])
+  )
+}

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import { hmac } from '../../common/crypto.js'
 import type { DB } from '../../db/schema.js'
+import { dataKeyRepository } from './data-key.repository.js'
 
 /** What identifies a key without telling anything about it: an HMAC of a fixed text under it. */
 export function dataKeyFingerprint(key: Buffer): string {
@@ -15,13 +16,9 @@ export function dataKeyFingerprint(key: Buffer): string {
  */
 export async function checkDataKey(db: Kysely<DB>, key: Buffer): Promise<void> {
   const fingerprint = dataKeyFingerprint(key)
-  await db
-    .insertInto('data_key')
-    .values({ id: 1, fingerprint })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute()
-  const row = await db.selectFrom('data_key').select('fingerprint').where('id', '=', 1).executeTakeFirstOrThrow()
-  if (row.fingerprint !== fingerprint) {
+  const dataKey = dataKeyRepository(db)
+  await dataKey.recordFirst(fingerprint)
+  if ((await dataKey.recorded()) !== fingerprint) {
     throw new Error(
       'the data key (CARD_ENCRYPTION_KEY, or DATA_DIR/card-key when it is unset) is not the one this database was first used with: every process sharing a database must use the same key'
     )
