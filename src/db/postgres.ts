@@ -1,4 +1,4 @@
-import type { PostgresPool as KyselyPostgresPool, PostgresPoolClient } from 'kysely'
+import type { PostgresPool as KyselyPostgresPool, PostgresCursor, PostgresPoolClient, PostgresQueryResult } from 'kysely'
 import pg from 'pg'
 import { OpenState, PoolExhaustedError, unavailable } from './errors.js'
 import type { QueryListeners } from './query-listeners.js'
@@ -65,6 +65,55 @@ function spoils(error: unknown): boolean {
  */
 function fromDriver(error: unknown): unknown {
   return error instanceof pg.DatabaseError || error instanceof TypeError ? error : unavailable(error)
+}
+
+/** What Kysely reads of a result's command: whether rows were changed (INSERT, UPDATE, DELETE, MERGE). */
+function commandOf(command: string): PostgresQueryResult<unknown>['command'] {
+  switch (command) {
+    case 'INSERT':
+    case 'UPDATE':
+    case 'DELETE':
+    case 'MERGE':
+      return command
+    default:
+      return 'SELECT'
+  }
+}
+
+/**
+ * A pooled connection as Kysely's PostgresDialect uses it: SQL compiled once runs as its named
+ * prepared statement. A spoiled connection (issues 8, 25) is destroyed on release, not handed to
+ * the next use case; so is one that lost its server while held with no statement running.
+ */
+class KyselyClient implements PostgresPoolClient {
+  private spoiled: Error | undefined
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly names: ReadonlyMap<string, string>
+  ) {}
+
+  query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>
+  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>
+  query<R>(text: string | PostgresCursor<R>, parameters: ReadonlyArray<unknown> = []): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    // Kysely passes a cursor only to stream rows, which nothing here does.
+    if (typeof text !== 'string') throw new TypeError('cursors are not supported')
+    const name = this.names.get(text)
+    // The interface hands over a read-only array; node-postgres types its values as a mutable one.
+    const values = [...parameters]
+    const sent = name === undefined ? this.client.query(text, values) : this.client.query({ name, text, values })
+    return sent.then(
+      (result) => ({ command: commandOf(result.command), rowCount: result.rowCount ?? 0, rows: result.rows }),
+      (error: unknown) => {
+        if (spoils(error)) this.spoiled ??= error instanceof Error ? error : new Error(String(error))
+        throw fromDriver(error)
+      }
+    )
+  }
+
+  release(): void {
+    this.client.release(this.spoiled ?? lostOf(this.client))
+  }
 }
 
 /**
@@ -163,22 +212,7 @@ export class PostgresPool {
         } catch (error) {
           throw unavailable(error)
         }
-        // A spoiled connection (issues 8, 25) is destroyed on release, not handed to the next use case;
-        // so is one that lost its server while held with no statement running (ListeningClient).
-        let spoiled: Error | undefined
-        const query = (text: string, values: readonly unknown[]) => {
-          const name = this.names.get(text)
-          const sent =
-            name === undefined ? client.query(text, values as unknown[]) : client.query({ name, text, values: values as unknown[] })
-          return sent.catch((error: unknown) => {
-            if (spoils(error)) spoiled ??= error instanceof Error ? error : new Error(String(error))
-            throw fromDriver(error)
-          })
-        }
-        return {
-          query: query as unknown as PostgresPoolClient['query'],
-          release: () => client.release(spoiled ?? lostOf(client))
-        }
+        return new KyselyClient(client, this.names)
       },
       end: () => this.end()
     }
