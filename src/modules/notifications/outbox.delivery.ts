@@ -1,6 +1,6 @@
 import { type ChannelSet, type DeliveryResult, failed, type OutboxDelivery } from './channels/channel.js'
 import { describeError } from './channels/errors.js'
-import type { ClaimedRow } from './outbox.claims.js'
+import type { ClaimedRow } from './outbox-claims.repository.js'
 
 /**
  * Hands one claimed row to its channel (D-60): its payload parsed, and the delivery bounded by
