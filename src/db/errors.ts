@@ -16,7 +16,7 @@ export class DatabaseUnavailableError extends Error {
 export type DatabaseFailureCode = 'DATABASE_UNAVAILABLE' | 'DATABASE_CLOSED' | 'POOL_EXHAUSTED'
 
 /** A statement or a use case on a database that was closed (shutdown, or under a running app). */
-export class DatabaseClosedError extends DatabaseUnavailableError {
+class DatabaseClosedError extends DatabaseUnavailableError {
   override name = 'DatabaseClosedError'
   override readonly code = 'DATABASE_CLOSED'
 

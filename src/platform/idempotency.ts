@@ -3,8 +3,9 @@ import { canonicalJson } from '../common/canonical-json.js'
 import type { Clock } from '../common/clock.js'
 import { decrypt, encrypt, hmac } from '../common/crypto.js'
 import type { Database } from '../db/database.js'
-import type { StatementCompiler, Tx } from '../db/statement.js'
+import type { Tx } from '../db/statement.js'
 import type { Work } from '../db/unit-of-work.js'
+import { type IdempotencyStatements, idempotencyStatements } from './idempotency.repository.js'
 import { type Principal, principalKey } from './principal.js'
 import { Problem, type ProblemDocument, problems } from './problems.js'
 import { IDEMPOTENCY_KEY_PATTERN } from './schemas.js'
@@ -75,48 +76,6 @@ function isReplayable(error: unknown): error is Problem {
   )
 }
 
-function idempotencyStatements(database: StatementCompiler) {
-  type Key = { owner: string; key: string }
-  type Row = Key & { fingerprint: string; status_code: number; response: string; created_at: number }
-  return {
-    claim: database.prepare<Row, unknown>('idempotency.claim', (db, param) =>
-      db
-        .insertInto('idempotency_keys')
-        .values({
-          owner: param('owner'),
-          key: param('key'),
-          fingerprint: param('fingerprint'),
-          status_code: param('status_code'),
-          response: param('response'),
-          created_at: param('created_at')
-        })
-        .onConflict((oc) => oc.columns(['owner', 'key']).doNothing())
-    ),
-    find: database.prepare<Key, Omit<Row, 'owner' | 'key'>>('idempotency.find', (db, param) =>
-      db
-        .selectFrom('idempotency_keys')
-        .select(['fingerprint', 'status_code', 'response', 'created_at'])
-        .where('owner', '=', param('owner'))
-        .where('key', '=', param('key'))
-    ),
-    overwrite: database.prepare<Row, unknown>('idempotency.overwrite', (db, param) =>
-      db
-        .updateTable('idempotency_keys')
-        .set({
-          fingerprint: param('fingerprint'),
-          status_code: param('status_code'),
-          response: param('response'),
-          created_at: param('created_at')
-        })
-        .where('owner', '=', param('owner'))
-        .where('key', '=', param('key'))
-    ),
-    purge: database.prepare<{ before: number }, unknown>('idempotency.purge', (db, param) =>
-      db.deleteFrom('idempotency_keys').where('created_at', '<', param('before'))
-    )
-  }
-}
-
 /**
  * Runs use cases in one database transaction each, honouring Idempotency-Key (D-52). The key row
  * is claimed at the start of the use case's own transaction and holds its answer when it commits,
@@ -124,7 +83,7 @@ function idempotencyStatements(database: StatementCompiler) {
  * advances twice. Keys are kept in the database, so they hold across processes.
  */
 export class UseCaseRunner {
-  private readonly statements: ReturnType<typeof idempotencyStatements>
+  private readonly statements: IdempotencyStatements
   private readonly fingerprintKey: Buffer
   private readonly answerKey: Buffer
 

@@ -7,7 +7,7 @@ const PROBE_EVERY_MS = 5000
 const RETRY_MS = 1000
 
 /** Thrown by `check` while the database refuses writes and no probe has shown otherwise since. */
-export class WritesRefused extends Error {
+class WritesRefused extends Error {
   override name = 'WritesRefused'
 }
 

@@ -20,9 +20,6 @@ export type CreateParams = OutboxRowParams & HistoryParams & NewOrderParams
 /** PostgreSQL's name for the unique constraint on orders.code (migration 0013 names it). */
 export const ORDER_CODE_CONSTRAINT = 'orders_code_unique'
 
-/** The statements of a step entry written at once; built on PostgreSQL only (`Dialect.supportsWritesInWith`). */
-export type StepEntryStatements = ReturnType<typeof stepEntryStatements>
-
 /**
  * PostgreSQL: every shape of a step entry's one statement, compiled at once: whether it sets the
  * order's step, whether it counts a move, and how many messages (a step has at most three events).
