@@ -1,5 +1,6 @@
 import type { StatementCompiler } from '../../db/statement.js'
 import type { StatsCounterRow } from './services.repository.js'
+import { stepTextsQuery } from './step-texts.repository.js'
 
 interface StepText {
   serviceName: string
@@ -23,33 +24,7 @@ export class StepTexts {
   private readonly all
 
   constructor(database: StatementCompiler) {
-    this.all = database.prepare<
-      Record<string, never>,
-      {
-        step_id: number
-        service_id: number
-        position: number
-        order_count: number
-        service_name: string
-        image_title: string
-        description: string
-      }
-    >('catalogue.stepTexts', (db) =>
-      db
-        .selectFrom('service_steps as st')
-        .innerJoin('services as s', 's.id', 'st.service_id')
-        .select([
-          'st.id as step_id',
-          'st.service_id',
-          'st.position',
-          'st.order_count',
-          's.name as service_name',
-          's.image_title',
-          'st.description'
-        ])
-        .orderBy('st.service_id')
-        .orderBy('st.position')
-    )
+    this.all = stepTextsQuery(database)
   }
 
   /** True when every step of these counters has its texts here (`withTexts` then reads nothing). */
