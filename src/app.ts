@@ -9,9 +9,8 @@ import type { Database } from './db/database.js'
 import { VersionedMemo } from './db/versioned-memo.js'
 import { apiKeyCredentials } from './modules/api-keys/index.js'
 import { catalogueModule } from './modules/catalogue/index.js'
-import { customerLoginQuery } from './modules/customers/customers.credentials.js'
-import { customersModule } from './modules/customers/index.js'
-import { registerOutboxMetrics } from './modules/notifications/notifications.metrics.js'
+import { customerLoginQuery, customersModule } from './modules/customers/index.js'
+import { registerOutboxMetrics } from './modules/notifications/index.js'
 import { ordersModule } from './modules/orders/index.js'
 import { trackingModule } from './modules/tracking/index.js'
 import { webModule } from './modules/web/index.js'
@@ -45,9 +44,6 @@ export interface AppDeps {
   /** Draws transaction codes (D-50); by default at random. Tests make it draw a code already taken. */
   drawTransactionCode?: () => number
 }
-
-// Until every module's index.ts takes it from platform/ (issue 26).
-export type { AppContext } from './platform/app-context.js'
 
 /**
  * The stored credentials, kept until the database changes (VersionedMemo: on SQLite any commit, by

@@ -1,4 +1,5 @@
-import type { AppContext } from '../../app.js'
+import type { Config } from '../../config.js'
+import type { AppContext } from '../../platform/app-context.js'
 import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
 import { useSchemas } from '../../platform/components.js'
@@ -13,8 +14,17 @@ import { SEARCH_SCHEMAS } from './search.schemas.js'
 import { SearchService } from './search.service.js'
 import { SignInService } from './sign-in.service.js'
 
+export { customerLoginQuery } from './credentials.repository.js'
+export { seedCustomer } from './customers.seed.js'
+
+/** What the customers module uses of the app context. */
+interface CustomersDeps extends Pick<AppContext, 'database' | 'useCases' | 'clock' | 'dataKey' | 'auth'> {
+  readonly config: Pick<Config, 'publicUrl'>
+  readonly rateLimits: Pick<AppContext['rateLimits'], 'signIn'>
+}
+
 /** Customers: sign-in, password reset, create, read, update, search. Who may call what is decided here (D-12). */
-export function customersModule(context: AppContext) {
+export function customersModule(context: CustomersDeps) {
   const customers = new CustomersService(context.database, context.useCases, context.clock, context.dataKey)
   const search = new SearchService(context.database)
   const signIn = new SignInService(context.auth)
