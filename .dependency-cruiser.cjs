@@ -10,7 +10,7 @@ module.exports = {
     },
     {
       name: 'schema-names-only-table-types',
-      comment: 'db/schema.ts assembles the database type from each module\'s *.table.ts, and imports nothing else of a module.',
+      comment: "db/schema.ts assembles the database type from each module's *.table.ts, and imports nothing else of a module.",
       severity: 'error',
       from: { path: '^src/db/schema\\.ts$' },
       to: { path: '^src/modules/', pathNot: '^src/modules/[^/]+/[^/]+\\.table\\.ts$', dependencyTypesNot: ['type-only'] }
@@ -30,7 +30,7 @@ module.exports = {
     },
     {
       name: 'modules-meet-at-their-index',
-      comment: 'A module reaches another module only through that module\'s index.ts.',
+      comment: "A module reaches another module only through that module's index.ts.",
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/' },
       to: { path: '^src/modules/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] }
