@@ -1,5 +1,4 @@
-import fs from 'node:fs'
-import { createRequire } from 'node:module'
+import { ZIP_PLACES } from './zip-places.data.js'
 
 /** Five digits or ZIP+4 (D-31); the form a stored zip has. */
 export const ZIP_PATTERN = '^[0-9]{5}(-[0-9]{4})?$'
@@ -12,35 +11,42 @@ export interface Place {
   state: string
 }
 
-// One entry of the package's data: `"10001":{"zip":"10001",…,"city":"New York","state":"NY","country":"US"}`.
-const ENTRY = /"([0-9]{5})":(\{[^{}]*\})/g
-
-let places: Map<string, Place> | undefined
-
-/**
- * The US entries of the bundled `zipcodes` package (D-31, no network), read from its data file as
- * text. Loading the package itself makes V8 compile a 5 MB object literal, which costs about
- * 85 MiB of resident memory for as long as the process lives; this keeps ~40,000 small entries.
- * The package also holds Canadian codes: only country `US` counts.
- */
-function loadPlaces(): Map<string, Place> {
-  const file = createRequire(import.meta.url).resolve('zipcodes/lib/codes.js')
-  const text = fs.readFileSync(file, 'utf8')
-  const map = new Map<string, Place>()
-  for (const match of text.matchAll(ENTRY)) {
-    const entry = JSON.parse(match[2]!) as { city?: unknown; state?: unknown; country?: unknown }
-    if (entry.country === 'US' && typeof entry.city === 'string' && typeof entry.state === 'string') {
-      map.set(match[1]!, { city: entry.city, state: entry.state })
-    }
-  }
-  // A changed data format must fail loudly, never answer unknown_zip for every code.
-  if (map.size < 30_000) throw new Error(`the zipcodes data file holds only ${map.size} US entries; its format may have changed`)
-  return map
+/** The bundled US ZIP code database (D-31, no network). */
+export interface ZipDirectory {
+  /** City and state of a well-formed US ZIP code, or undefined when it is not in the database. */
+  placeOf(zip: string): Place | undefined
 }
 
-/** City and state of a well-formed US ZIP code, or undefined when it is not in the database. */
+// The package holds about 41,000 US codes: far fewer means the generated file is damaged.
+const MIN_CODES = 30_000
+
+/** The directory of a zip-places.data.ts text; throws a one-line reason when the text is damaged. */
+export function parseZipPlaces(text: string): ZipDirectory {
+  const places = new Map<string, Place>()
+  const lines = text.split('\n')
+  for (const [index, line] of lines.entries()) {
+    if (line === '') continue
+    const [state, city, codes, extra] = line.split('\t')
+    const zips = codes?.split(' ') ?? []
+    if (extra !== undefined || state === undefined || !/^[A-Z]{2}$/.test(state) || !city || !zips.every((zip) => /^[0-9]{5}$/.test(zip))) {
+      throw new Error(`the bundled ZIP code data (zip-places.data.ts) is damaged at line ${index + 1}`)
+    }
+    const place: Place = Object.freeze({ city, state })
+    for (const zip of zips) places.set(zip, place)
+  }
+  if (places.size < MIN_CODES) throw new Error(`the bundled ZIP code data (zip-places.data.ts) holds only ${places.size} codes`)
+  return { placeOf: (zip) => (ZIP.test(zip) ? places.get(zip.slice(0, 5)) : undefined) }
+}
+
+let bundled: ZipDirectory | undefined
+
+/** The bundled directory, read once per process when the first app is built (at start, never by a request). */
+export function loadZipDirectory(): ZipDirectory {
+  bundled ??= parseZipPlaces(ZIP_PLACES)
+  return bundled
+}
+
+/** City and state of a zip from the bundled directory; kept until the customers service takes the directory. */
 export function placeOfZip(zip: string): Place | undefined {
-  if (!ZIP.test(zip)) return undefined
-  places ??= loadPlaces()
-  return places.get(zip.slice(0, 5))
+  return loadZipDirectory().placeOf(zip)
 }

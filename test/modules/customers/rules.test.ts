@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import zipcodes from 'zipcodes'
 import { cleanText, nameProblem, phoneDigits, splitName } from '../../../src/modules/customers/customers.fields.js'
 import { nameKey } from '../../../src/modules/customers/name-key.js'
 import { prefixRange, queryWords } from '../../../src/modules/customers/search.words.js'
-import { placeOfZip } from '../../../src/modules/customers/zip-codes.js'
 
 describe('customer field rules (D-31, D-32)', () => {
   it('should split a full name at the first space, tidying white space', () => {
@@ -43,30 +41,6 @@ describe('customer field rules (D-31, D-32)', () => {
     for (const value of ['123456', '1234567890123456', 123456, 1234567890123456, 'call me', '555-CALL-NOW', '1+555', 1.5, -5551234]) {
       assert.equal(phoneDigits(value), undefined, String(value))
     }
-  })
-})
-
-describe('ZIP codes (D-31)', () => {
-  it('should give city and state of five-digit and ZIP+4 codes, leading zeros kept', () => {
-    assert.deepEqual(placeOfZip('90210'), { city: 'Beverly Hills', state: 'CA' })
-    assert.deepEqual(placeOfZip('02134-1234'), { city: 'Allston', state: 'MA' })
-    assert.deepEqual(placeOfZip('00501'), { city: 'Holtsville', state: 'NY' })
-  })
-
-  it('should know nothing of codes missing from the database, malformed codes or object keys', () => {
-    for (const zip of ['00000', '99999', '9021', '902100', '90210-12', ' 90210', 'K1A', 'constructor', '__proto__']) {
-      assert.equal(placeOfZip(zip), undefined, zip)
-    }
-  })
-
-  it('should count only US entries of the bundled database, which also holds Canadian codes', () => {
-    const entries = Object.values(zipcodes.codes)
-    assert.ok(entries.some((entry) => entry.country !== 'US'))
-    const canadian = entries.find((entry) => entry.country !== 'US')!
-    assert.equal(placeOfZip(canadian.zip), undefined)
-    const us = entries.filter((entry) => entry.country === 'US')
-    assert.ok(us.length > 40_000)
-    for (const entry of us.slice(0, 500)) assert.deepEqual(placeOfZip(entry.zip), { city: entry.city, state: entry.state })
   })
 })
 

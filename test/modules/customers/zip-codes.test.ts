@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { describe, it } from 'node:test'
+import zipcodes from 'zipcodes'
+import { DATA_FILE, zipPlacesModule } from '../../../scripts/generate-zip-places.js'
+import { loadZipDirectory, parseZipPlaces } from '../../../src/modules/customers/zip-codes.js'
+import { ZIP_PLACES } from '../../../src/modules/customers/zip-places.data.js'
+
+const zips = loadZipDirectory()
+
+describe('ZIP codes (D-31)', () => {
+  it('should give city and state of five-digit and ZIP+4 codes, leading zeros kept', () => {
+    assert.deepEqual(zips.placeOf('90210'), { city: 'Beverly Hills', state: 'CA' })
+    assert.deepEqual(zips.placeOf('02134-1234'), { city: 'Allston', state: 'MA' })
+    assert.deepEqual(zips.placeOf('00501'), { city: 'Holtsville', state: 'NY' })
+  })
+
+  it('should know nothing of codes missing from the database, malformed codes or object keys', () => {
+    for (const zip of ['00000', '99999', '9021', '902100', '90210-12', ' 90210', 'K1A', 'constructor', '__proto__']) {
+      assert.equal(zips.placeOf(zip), undefined, zip)
+    }
+  })
+
+  it('should answer as the package does for every US code, and know none of its Canadian codes', () => {
+    const entries = Object.values(zipcodes.codes)
+    const us = entries.filter((entry) => entry.country === 'US')
+    assert.ok(us.length > 40_000)
+    for (const entry of us) assert.deepEqual(zips.placeOf(entry.zip), { city: entry.city, state: entry.state }, entry.zip)
+    const canadian = entries.filter((entry) => entry.country !== 'US')
+    assert.ok(canadian.length > 0)
+    for (const entry of canadian) assert.equal(zips.placeOf(entry.zip), undefined, entry.zip)
+  })
+
+  it('should keep the checked-in data as the generator writes it from the package', () => {
+    // After a package upgrade: npx tsx scripts/generate-zip-places.ts
+    assert.equal(fs.readFileSync(DATA_FILE, 'utf8'), zipPlacesModule(zipcodes.codes))
+  })
+})
+
+describe('damaged ZIP code data', () => {
+  const lines = ZIP_PLACES
+
+  it('should be refused with a one-line reason', () => {
+    assert.throws(
+      () => parseZipPlaces(`${lines}NY\tNew York\t1000\n`),
+      /^Error: the bundled ZIP code data \(zip-places\.data\.ts\) is damaged at line \d+$/
+    )
+    assert.throws(() => parseZipPlaces(lines.replace('\tAdjuntas\t', ' Adjuntas ')), /damaged at line 3$/)
+    assert.throws(() => parseZipPlaces(lines.split('\n').slice(0, 100).join('\n')), /holds only \d+ codes$/)
+  })
+})
