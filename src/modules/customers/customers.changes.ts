@@ -4,7 +4,7 @@ import { cleanText, nameProblem, phoneDigits, splitName } from './customers.fiel
 import type { CustomerUpdate } from './customers.repository.js'
 import type { CustomerChanges } from './customers.schemas.js'
 import { nameKey } from './name-key.js'
-import { placeOfZip } from './zip-codes.js'
+import type { ZipDirectory } from './zip-codes.js'
 
 /**
  * The column changes an update asks for (D-32), every field checked before anything is written so
@@ -12,7 +12,7 @@ import { placeOfZip } from './zip-codes.js'
  * Rule failures of all fields come back together as one 400 `validation_failed`; a well-formed
  * zip that is not a US ZIP code is 400 `unknown_zip`. The card is checked separately (D-34).
  */
-export function planChanges(input: CustomerChanges): CustomerUpdate {
+export function planChanges(input: CustomerChanges, zips: ZipDirectory): CustomerUpdate {
   const errors: FieldError[] = []
   const changes: CustomerUpdate = {}
 
@@ -60,7 +60,7 @@ export function planChanges(input: CustomerChanges): CustomerUpdate {
     if (zip === '') Object.assign(changes, { zip: '', city: '', state: '' })
     else if (zip !== undefined) {
       // D-32: a new zip re-derives city and state.
-      const place = placeOfZip(zip)
+      const place = zips.placeOf(zip)
       if (place === undefined) unknownZip = true
       else Object.assign(changes, { zip, city: place.city, state: place.state })
     }

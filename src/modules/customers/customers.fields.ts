@@ -1,6 +1,6 @@
 import { EMAIL_MESSAGE, isValidEmail, normalizeEmail } from '../../common/email.js'
 import { invalidField, problems } from '../../platform/problems.js'
-import { type Place, placeOfZip } from './zip-codes.js'
+import type { Place, ZipDirectory } from './zip-codes.js'
 
 /** D-70 "names 100": `customer_name` as a whole (so each of first and last name too). */
 export const NAME_MAX = 100
@@ -52,8 +52,8 @@ export function phoneDigits(value: number | string): string | undefined {
 }
 
 /** City and state of a zip, or 400 `unknown_zip` naming `field` (D-31). The form was checked by schema. */
-export function placeOf(zip: string, field: string): Place {
-  const place = placeOfZip(zip)
+export function placeOf(zips: ZipDirectory, zip: string, field: string): Place {
+  const place = zips.placeOf(zip)
   if (place === undefined) throw problems.unknownZip(field)
   return place
 }

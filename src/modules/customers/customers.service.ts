@@ -13,6 +13,7 @@ import { type CustomersRepository, type CustomerUpdate, customersRepository } fr
 import type { CreateCustomerBody, CustomerChanges, CustomerCreateView, CustomerView, UpdateCustomerBody } from './customers.schemas.js'
 import { toCustomerCreateView, toCustomerView } from './customers.views.js'
 import { cardNumberDigits } from './raw-number.js'
+import { loadZipDirectory, type ZipDirectory } from './zip-codes.js'
 
 // Ids never hold control characters, and PostgreSQL cannot even compare text holding NUL.
 const ID_FORM = /^[^\u0000-\u001F\u007F-\u009F]+$/
@@ -33,7 +34,9 @@ export class CustomersService {
     private readonly database: Database,
     private readonly useCases: UseCaseRunner,
     private readonly clock: Clock,
-    private readonly dataKey: Buffer
+    private readonly dataKey: Buffer,
+    // D-31: read as the app is built, so damaged data stops the start instead of failing a request.
+    private readonly zips: ZipDirectory = loadZipDirectory()
   ) {
     this.repo = customersRepository(database)
   }
@@ -41,7 +44,7 @@ export class CustomersService {
   /** D-31: a customer with an unused e-mail, city and state from the zip, and an optional password. */
   async create(body: CreateCustomerBody, caller: Caller): Promise<Static<typeof CustomerCreateView>> {
     const email = emailOf(body.email, '/email')
-    const place = placeOf(body.zip, '/zip')
+    const place = placeOf(this.zips, body.zip, '/zip')
     // The slow hash runs before the transaction: on SQLite an open transaction holds every writer up.
     const passwordHash = body.password === undefined ? null : await hashPassword(body.password)
     return this.useCases.run(caller, async (tx) => {
@@ -88,7 +91,7 @@ export class CustomersService {
    */
   async update(body: UpdateCustomerBody, rawBody: string | undefined, caller: Caller): Promise<Static<typeof CustomerView>> {
     const input = body.customer
-    const changes = planChanges(input)
+    const changes = planChanges(input, this.zips)
     const card = this.cardOf(input, rawBody)
     if (!mayRead(caller.principal, input.customer_id)) throw problems.customerNotFound()
     return this.useCases.run(caller, async (tx) => {

@@ -45,8 +45,3 @@ export function loadZipDirectory(): ZipDirectory {
   bundled ??= parseZipPlaces(ZIP_PLACES)
   return bundled
 }
-
-/** City and state of a zip from the bundled directory; kept until the customers service takes the directory. */
-export function placeOfZip(zip: string): Place | undefined {
-  return loadZipDirectory().placeOf(zip)
-}
