@@ -77,5 +77,3 @@ export function apiKeysRepository(database: StatementCompiler) {
     revoke: async (tx: Tx, id: string, at: number): Promise<boolean> => (await statements.revoke.run({ id, at }, tx)) === 1
   }
 }
-
-export type ApiKeysRepository = ReturnType<typeof apiKeysRepository>

@@ -21,7 +21,7 @@ function priceOf(value: number | string): number {
 }
 
 /** An item id as numeric text (or a number); anything else names no item. */
-export function itemIdOf(value: string | number): number {
+function itemIdOf(value: string | number): number {
   const id = wholeNumber(value)
   if (id === undefined || id < 1) throw problems.itemNotFound()
   return id

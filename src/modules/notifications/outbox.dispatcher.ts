@@ -31,7 +31,7 @@ export interface DispatcherOptions {
 }
 
 /** A dispatcher id: host, process and a random part, so restarts and neighbours never share one. */
-export function newDispatcherId(): string {
+function newDispatcherId(): string {
   return `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
 }
 

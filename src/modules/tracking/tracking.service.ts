@@ -12,7 +12,7 @@ import type { TrackingLinkResponse, TrackingStatusResponse } from './tracking.sc
 import { toTrackingStatusView } from './tracking.views.js'
 
 /** An unknown, replaced or malformed tracking token: 404, like a transaction that does not exist. */
-export function unknownTrackingLink(): Problem {
+function unknownTrackingLink(): Problem {
   return new Problem('transaction_not_found', 'This tracking link is not valid; ask the shop for a new one.')
 }
 
