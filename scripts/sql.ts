@@ -10,6 +10,7 @@ import { apiKeysRepository } from '../src/modules/api-keys/api-keys.repository.j
 import { itemsRepository } from '../src/modules/catalogue/items.repository.js'
 import { servicesRepository } from '../src/modules/catalogue/services.repository.js'
 import { StepTexts } from '../src/modules/catalogue/step-texts.js'
+import { contactSelect } from '../src/modules/customers/contacts.repository.js'
 import { customerLoginQuery } from '../src/modules/customers/credentials.repository.js'
 import { customersRepository } from '../src/modules/customers/customers.repository.js'
 import { passwordResetRepository } from '../src/modules/customers/password-reset.repository.js'
@@ -18,6 +19,7 @@ import { notificationsRepository } from '../src/modules/notifications/notificati
 import { outboxBacklog, outboxWriter } from '../src/modules/notifications/outbox.repository.js'
 import { outboxClaims } from '../src/modules/notifications/outbox-claims.repository.js'
 import { outboxOperationsRepository } from '../src/modules/notifications/outbox-operations.repository.js'
+import { trackedHistoryInsert } from '../src/modules/orders/order-writes.repository.js'
 import { ordersRepository } from '../src/modules/orders/orders.repository.js'
 import { ordersListRepository } from '../src/modules/orders/orders-list.repository.js'
 import { receiptsRepository } from '../src/modules/orders/receipts.repository.js'
@@ -58,7 +60,7 @@ const SOURCES: ReadonlyArray<{ folder: string; name: string; compile(compiler: C
       outboxClaims(c)
       outboxBacklog(c)
       outboxOperationsRepository(c)
-      notificationsRepository(c)
+      notificationsRepository(c, { contact: contactSelect, trackedEntry: trackedHistoryInsert })
     }
   },
   {

@@ -6,7 +6,9 @@ import type { Config } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/index.js'
+import { contactSelect } from './modules/customers/index.js'
 import { NOTIFICATIONS_USAGE, outboxCommand, runWorker } from './modules/notifications/index.js'
+import { trackedHistoryInsert } from './modules/orders/index.js'
 import type { ApiKeyRole } from './platform/principal.js'
 import { formatSeedReport, seedDemo } from './seed/demo-seed.js'
 import { configOrExit, serve } from './serve-command.js'
@@ -151,7 +153,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'worker':
       noArguments(args)
-      return runWorker(config)
+      return runWorker(config, { contact: contactSelect, trackedEntry: trackedHistoryInsert })
     case 'outbox':
       return outboxCommand(config, args, (message) => new UsageError(message))
     default:

@@ -7,7 +7,9 @@ import { type Database, openDatabase } from './db/database.js'
 import { isDatabaseFailure } from './db/errors.js'
 import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/index.js'
+import { contactSelect } from './modules/customers/index.js'
 import { createDispatcher } from './modules/notifications/index.js'
+import { trackedHistoryInsert } from './modules/orders/index.js'
 import { checkDataKey, loadCardKey } from './modules/payments/index.js'
 import type { App } from './platform/app-types.js'
 import { createLogger } from './platform/logger.js'
@@ -125,7 +127,16 @@ export async function startServer(
     // A failed accept (out of file descriptors) is emitted on the server; unheard, it ended the process.
     running.server.on('error', (error) => logger.warn({ err: error }, 'could not accept a connection'))
     // D-61: the event dispatcher runs in the API process unless DISPATCHER=off (`service-ordering worker`).
-    const dispatcher = config.dispatcher ? createDispatcher({ settings: config, database, dataKey, clock, logger }) : null
+    const dispatcher = config.dispatcher
+      ? createDispatcher({
+          settings: config,
+          database,
+          fragments: { contact: contactSelect, trackedEntry: trackedHistoryInsert },
+          dataKey,
+          clock,
+          logger
+        })
+      : null
     dispatcher?.start()
     return {
       app: running,

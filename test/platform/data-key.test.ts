@@ -6,7 +6,9 @@ import { after, afterEach, before, describe, it } from 'node:test'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase } from '../../src/db/database.js'
 import { prepareStart, type RunningServer, startServer } from '../../src/http-server.js'
+import { contactSelect } from '../../src/modules/customers/index.js'
 import { runWorker } from '../../src/modules/notifications/notifications.cli.js'
+import { trackedHistoryInsert } from '../../src/modules/orders/index.js'
 import { dataKeyFingerprint } from '../../src/modules/payments/data-key-check.js'
 import { DIALECTS } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js'
@@ -67,7 +69,9 @@ for (const dialect of DIALECTS) {
       const other = { CARD_ENCRYPTION_KEY: randomBytes(32).toString('base64') }
       await assert.rejects(start(other), { message: REFUSED })
       await assert.rejects(prepareStart(loadConfig(env(other))), { message: REFUSED })
-      await assert.rejects(runWorker(loadConfig(env(other))), { message: REFUSED })
+      await assert.rejects(runWorker(loadConfig(env(other)), { contact: contactSelect, trackedEntry: trackedHistoryInsert }), {
+        message: REFUSED
+      })
       // Another DATA_DIR generates another card-key file: the same mistake.
       const elsewhere = fs.mkdtempSync(path.join(test.dataDir, 'elsewhere-'))
       await assert.rejects(start({ DATA_DIR: elsewhere }), { message: REFUSED })

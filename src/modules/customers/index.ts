@@ -14,6 +14,7 @@ import { SEARCH_SCHEMAS } from './search.schemas.js'
 import { SearchService } from './search.service.js'
 import { SignInService } from './sign-in.service.js'
 
+export { type Contact, contactSelect } from './contacts.repository.js'
 export { customerLoginQuery } from './credentials.repository.js'
 export { seedCustomer } from './customers.seed.js'
 

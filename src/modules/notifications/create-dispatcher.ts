@@ -7,17 +7,19 @@ import { emailChannel } from './channels/email.channel.js'
 import { textChannel } from './channels/text.channel.js'
 import { trakChannel } from './channels/trak.channel.js'
 import { type OutboxCounters, outboxCountersFor } from './notifications.metrics.js'
-import { notificationsRepository } from './notifications.repository.js'
+import { notificationsRepository, type OwnerFragments } from './notifications.repository.js'
 import { Dispatcher, type DispatcherOptions, dispatcherOptions } from './outbox.dispatcher.js'
 import { outboxClaims } from './outbox-claims.repository.js'
 
 /** The configuration the channels read (D-02): where e-mails, texts and webhooks go. */
 export type NotificationSettings = Pick<Config, 'smtpUrl' | 'mailFrom' | 'smsWebhookUrl' | 'webhookUrl' | 'webhookSecret' | 'dataDir'>
 
-/** What `createDispatcher` needs; all but the settings, database, data key and logger have defaults. */
+/** What `createDispatcher` needs; all but the settings, database, fragments, data key and logger have defaults. */
 export interface CreateDispatcherDeps {
   settings: NotificationSettings
   database: Database
+  /** The SQL fragments customers and orders export for the tables they own (contacts, history). */
+  fragments: OwnerFragments
   /** The data key reset links are sealed with (payments/card-key.ts). */
   dataKey: Buffer
   logger: Logger
@@ -31,9 +33,13 @@ export interface CreateDispatcherDeps {
 
 /** The three channels configured from the settings (D-60). */
 function createChannels(
-  deps: Pick<CreateDispatcherDeps, 'settings' | 'database' | 'dataKey'> & { clock: Clock; timeoutMs: number; inFlightPerChannel: number }
+  deps: Pick<CreateDispatcherDeps, 'settings' | 'database' | 'fragments' | 'dataKey'> & {
+    clock: Clock
+    timeoutMs: number
+    inFlightPerChannel: number
+  }
 ): ChannelSet {
-  const repository = notificationsRepository(deps.database)
+  const repository = notificationsRepository(deps.database, deps.fragments)
   return {
     email: emailChannel({
       settings: deps.settings,

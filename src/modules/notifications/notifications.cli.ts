@@ -6,6 +6,7 @@ import { migrateToLatest } from '../../db/migrator.js'
 import { createLogger } from '../../platform/logger.js'
 import { checkDataKey, loadCardKey } from '../payments/index.js'
 import { createDispatcher } from './create-dispatcher.js'
+import type { OwnerFragments } from './notifications.repository.js'
 import { type OutboxListRow, outboxOperations } from './outbox.operations.js'
 import type { OutboxStatus } from './outbox.table.js'
 import { startWorkerHttp, type WorkerHttp, workerMetrics } from './worker-http.js'
@@ -20,8 +21,8 @@ export const NOTIFICATIONS_USAGE = `  worker                                    
 /** Makes the CLI's usage error (printed with the usage, exit status 2). */
 export type UsageErrorFactory = (message: string) => Error
 
-/** `service-ordering worker` (D-61): the dispatcher without the API, stopped by SIGTERM or SIGINT. */
-export async function runWorker(config: Config): Promise<void> {
+/** `service-ordering worker` (D-61): the dispatcher without the API, stopped by SIGTERM or SIGINT; `fragments` as for `createDispatcher`. */
+export async function runWorker(config: Config, fragments: OwnerFragments): Promise<void> {
   const logger = createLogger(config.logLevel)
   const database = openDatabase(config)
   let http: WorkerHttp | undefined
@@ -31,7 +32,7 @@ export async function runWorker(config: Config): Promise<void> {
     const metrics = workerMetrics(database)
     const dataKey = loadCardKey(config)
     await checkDataKey(database.db, dataKey)
-    const dispatcher = createDispatcher({ settings: config, database, dataKey, logger })
+    const dispatcher = createDispatcher({ settings: config, database, fragments, dataKey, logger })
     if (config.workerMetricsPort !== null) http = await startWorkerHttp(config, config.workerMetricsPort, database, metrics, logger)
     dispatcher.start()
     const stopSignal = new Promise<NodeJS.Signals>((resolve) => {

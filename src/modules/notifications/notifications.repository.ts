@@ -1,52 +1,21 @@
-import type { StatementCompiler, Tx } from '../../db/statement.js'
-import { STEP_ENTRY_TYPES } from '../orders/orders.table.js'
+import type { StatementBuilder, StatementCompiler, Tx } from '../../db/statement.js'
+import type { Contact } from '../customers/index.js'
+import type { TrackedEntry } from '../orders/index.js'
 
-/** How to reach a customer, read when a message is delivered, not when it was written (D-60). */
-export interface Contact {
-  first_name: string
-  last_name: string
-  email: string
-  phone: string
-}
-
-/** A `tracked` history entry: when its step was entered, and the step entry it follows (D-56). */
-export interface TrackedEntry {
-  order_id: number
-  at: number
-  position: number
-  description: string
-  follows: number | null
+/**
+ * The SQL fragments of the modules that own the tables the channels read and write (issue 26: one
+ * writer per table): customers' contact read and orders' `tracked` history entry. The composition
+ * root passes them in, as those modules' index.ts export them.
+ */
+export interface OwnerFragments {
+  contact: StatementBuilder<{ id: string }, Contact>
+  trackedEntry: StatementBuilder<TrackedEntry, unknown>
 }
 
 /** The rows of other modules the channels read and write: contacts and `tracked` history entries. */
-export function notificationsRepository(database: StatementCompiler) {
-  const contact = database.prepare<{ id: string }, Contact>('notifications.contact', (db, param) =>
-    db.selectFrom('customers').select(['first_name', 'last_name', 'email', 'phone']).where('id', '=', param('id'))
-  )
-
-  const tracked = database.prepare<TrackedEntry, unknown>('notifications.tracked', (db, param) =>
-    db.insertInto('order_history').values({
-      order_id: param('order_id'),
-      at: param('at'),
-      type: 'tracked',
-      position: param('position'),
-      description: param('description'),
-      actor: 'system',
-      // A row written before migration 0011, or by an older process during a rolling upgrade, has
-      // no history_id: the step entry is the order's latest of that step and millisecond.
-      follows: (eb) =>
-        eb.fn.coalesce(
-          eb.val(param('follows')),
-          eb
-            .selectFrom('order_history as h')
-            .select((eb) => eb.fn.max('h.id').as('id'))
-            .where('h.order_id', '=', param('order_id'))
-            .where('h.at', '=', param('at'))
-            .where('h.position', '=', param('position'))
-            .where('h.type', 'in', [...STEP_ENTRY_TYPES])
-        )
-    })
-  )
+export function notificationsRepository(database: StatementCompiler, fragments: OwnerFragments) {
+  const contact = database.prepare('notifications.contact', fragments.contact)
+  const tracked = database.prepare('notifications.tracked', fragments.trackedEntry)
 
   return {
     /** The customer's current name, e-mail and phone; undefined when there is no such customer. */

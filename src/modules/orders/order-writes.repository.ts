@@ -2,7 +2,7 @@ import type { Expression, QueryCreator } from 'kysely'
 import type { DB } from '../../db/schema.js'
 import type { Param, StatementCompiler, Tx } from '../../db/statement.js'
 import { stepCounterIn, stepCounterOut, stepCountersMove, stepCountersMoveLocked } from '../catalogue/index.js'
-import type { Actor, HistoryType, OrderStatus } from './orders.table.js'
+import { type Actor, type HistoryType, type OrderStatus, STEP_ENTRY_TYPES } from './orders.table.js'
 
 /** The parameters of `setStepUpdate`. */
 export type SetStepParams = { id: number; stepId: number; status: OrderStatus; now: number }
@@ -160,4 +160,41 @@ export function orderWrites(database: StatementCompiler) {
     /** Adds a history entry and answers its id. */
     addHistoryWithId: async (tx: Tx, entry: HistoryParams): Promise<number> => Number((await statements.historyWithId.first(entry, tx))!.id)
   }
+}
+
+/** A `tracked` history entry: when its step was entered, and the step entry it follows (D-56). */
+export interface TrackedEntry {
+  order_id: number
+  at: number
+  position: number
+  description: string
+  follows: number | null
+}
+
+/**
+ * The INSERT of a `tracked` history entry by actor `system` (D-56): a `trak` event delivered by the
+ * notifications module, which writes it in its own statement through this fragment (orders owns
+ * order_history). A row written before migration 0011, or by an older process during a rolling
+ * upgrade, has no history_id: the step entry it follows is the order's latest of that step and millisecond.
+ */
+export function trackedHistoryInsert(db: QueryCreator<DB>, param: Param<TrackedEntry>) {
+  return db.insertInto('order_history').values({
+    order_id: param('order_id'),
+    at: param('at'),
+    type: 'tracked',
+    position: param('position'),
+    description: param('description'),
+    actor: 'system',
+    follows: (eb) =>
+      eb.fn.coalesce(
+        eb.val(param('follows')),
+        eb
+          .selectFrom('order_history as h')
+          .select((eb) => eb.fn.max('h.id').as('id'))
+          .where('h.order_id', '=', param('order_id'))
+          .where('h.at', '=', param('at'))
+          .where('h.position', '=', param('position'))
+          .where('h.type', 'in', [...STEP_ENTRY_TYPES])
+      )
+  })
 }

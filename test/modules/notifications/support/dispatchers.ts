@@ -2,15 +2,16 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { Clock } from '../../../../src/common/clock.js'
 import type { Database } from '../../../../src/db/database.js'
+import { contactSelect } from '../../../../src/modules/customers/index.js'
 import type { ChannelSet } from '../../../../src/modules/notifications/channels/channel.js'
 import { createDispatcher, type NotificationSettings } from '../../../../src/modules/notifications/index.js'
 import type { Dispatcher, DispatcherOptions } from '../../../../src/modules/notifications/outbox.dispatcher.js'
+import { trackedHistoryInsert } from '../../../../src/modules/orders/index.js'
 import { createLogger } from '../../../../src/platform/logger.js'
 import type { TestApp } from '../../../helpers/app.js'
-import { CLI, nodeArgs } from '../../../helpers/processes.js'
+import { CLI, nodeArgs, ROOT } from '../../../helpers/processes.js'
 
 /** The data key the tests seal reset links with; the dispatchers they build unseal with it. */
 export const DATA_KEY = randomBytes(32)
@@ -61,6 +62,7 @@ export class Dispatchers {
     const dispatcher = createDispatcher({
       settings,
       database: options.database ?? this.t.database,
+      fragments: { contact: contactSelect, trackedEntry: trackedHistoryInsert },
       dataKey: DATA_KEY,
       logger: createLogger('debug', { write: (line: string) => void this.logs.push(line) }),
       clock: options.clock ?? this.t.clock,
@@ -107,8 +109,6 @@ const NOT_INHERITED = [
   'NODE_TEST_CONTEXT',
   'NODE_OPTIONS'
 ]
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')
 
 /** `service-ordering …` run in a child process, its output collected. */
 export class Cli {
