@@ -64,8 +64,11 @@ export interface Dialect {
    * joins against catalogue tables this small get hash joins that scan the whole table per read.
    */
   joinByKey(query: AnySelectQuery, join: KeyJoin): AnySelectQuery
-  /** True when the error is a unique-constraint violation. */
-  isUniqueViolation(error: unknown): boolean
+  /**
+   * True when the error is a unique-constraint violation; with `constraint`, of that constraint (its
+   * name from a migration, never a default). SQLite's errors name no constraint: there the code alone answers.
+   */
+  isUniqueViolation(error: unknown, constraint?: string): boolean
   /**
    * True when the error means the database cannot be reached, is overloaded or was closed (503,
    * D-21): by SQLSTATE or SQLite result code, or our own code for the driver's failures (errors.ts).
@@ -140,7 +143,8 @@ export const postgresDialect: Dialect = {
         .as(join.as)
     return join.left === true ? query.leftJoinLateral(lookUp, (on) => on.onTrue()) : query.innerJoinLateral(lookUp, (on) => on.onTrue())
   },
-  isUniqueViolation: (error) => errorCode(error) === '23505',
+  isUniqueViolation: (error, constraint) =>
+    errorCode(error) === '23505' && (constraint === undefined || (error as { constraint?: unknown }).constraint === constraint),
   isUnavailable: (error) => {
     const code = errorCode(error) ?? ''
     // 08: connection exception; 53: insufficient resources; 57P: operator intervention; 57014: statement

@@ -88,4 +88,11 @@ describe('classifying database errors (issue 26)', () => {
     assert.equal(sqliteDialect.isUnavailable(Object.assign(new Error('any text'), { code: 'SQLITE_FULL' })), true)
     assert.equal(postgresDialect.isUniqueViolation(Object.assign(new Error('any text'), { code: '23505' })), true)
   })
+
+  it('should tell a unique violation of a named constraint by its explicit name (migration 0013)', () => {
+    const clash = Object.assign(new Error('any text'), { code: '23505', constraint: 'orders_code_unique' })
+    assert.equal(postgresDialect.isUniqueViolation(clash, 'orders_code_unique'), true)
+    assert.equal(postgresDialect.isUniqueViolation(clash, 'orders_public_id_unique'), false)
+    assert.equal(postgresDialect.isUniqueViolation({ ...clash, code: '23503' }, 'orders_code_unique'), false)
+  })
 })

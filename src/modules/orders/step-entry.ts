@@ -65,7 +65,7 @@ export function stepEntryWriter(database: StatementCompiler, orders: OrdersRepos
             .create(messages.length)
             .run({ ...outboxRowParams(messages, order.now), ...historyOf(placed), ...order, code }, tx)
         } catch (error) {
-          if (dialect.isUniqueViolation(error) && (error as { constraint?: unknown }).constraint === ORDER_CODE_CONSTRAINT) {
+          if (dialect.isUniqueViolation(error, ORDER_CODE_CONSTRAINT)) {
             throw new RetryUseCase('the transaction code drawn is taken', { cause: error })
           }
           throw error
