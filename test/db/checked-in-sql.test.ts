@@ -23,6 +23,21 @@ describe('the SQL checked in beside the repositories (issue 26)', () => {
     }
   })
 
+  it('should hold every statement named in the sources, so no repository is left out of npm run sql', () => {
+    const generated = [...generatedSqlFiles().values()].join('\n')
+    const sources = fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
+    for (const file of sources) {
+      const text = fs.readFileSync(path.join(ROOT, 'src', file), 'utf8')
+      // `.prepare<…>('area.name', …)` and `prepare('area.name', …)`; names built from templates are not checked.
+      for (const match of text.matchAll(/prepare(?:<[^(]*?>)?\(\s*'([a-zA-Z]+\.[a-zA-Z.0-9]+)'/g)) {
+        assert.ok(
+          generated.includes(`-- ${match[1]}\n`),
+          `${match[1]} (src/${file}) is in no checked-in SQL file: add its repository to scripts/sql.ts`
+        )
+      }
+    }
+  })
+
   it('should leave no stale file in a queries folder', () => {
     const expected = new Set(generatedSqlFiles().keys())
     const folders = new Set([...expected].map((file) => path.dirname(file)))
