@@ -111,7 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyOption(deps.config.trustProxy),
     return503OnClosing: false,
-    // Slow or hostile clients: deadlines for headers and the whole request, header size (issue 8).
+    // Slow or hostile clients: deadlines for headers and the whole request, header size.
     ...httpServerOptions(deps.config),
     // As long as any request line the server accepts (HTTP_MAX_HEADER_SIZE at most 1 MiB): an
     // over-long id or name reaches its route and is answered as unknown (`customer_not_found`, …,

@@ -42,11 +42,11 @@ export interface Config {
   readonly httpRequestTimeoutMs: number
   /** HTTP_KEEP_ALIVE_TIMEOUT_MS [72000]: an idle kept-alive connection is closed after this. */
   readonly httpKeepAliveTimeoutMs: number
-  /** HTTP_MAX_CONNECTIONS [1000]: connections open at once; past it the longest-idle one is closed to make room (issue 25). */
+  /** HTTP_MAX_CONNECTIONS [1000]: connections open at once; past it the longest-idle one is closed to make room. */
   readonly httpMaxConnections: number
   /**
    * HTTP_MAX_CONNECTIONS_PER_ADDRESS [a quarter of HTTP_MAX_CONNECTIONS; all of them with TRUST_PROXY]:
-   * connections one client address (IPv6 by /64) may hold at once (issue 25, platform/connection-slots.ts).
+   * connections one client address (IPv6 by /64) may hold at once (platform/connection-slots.ts).
    */
   readonly httpMaxConnectionsPerAddress: number
   /** HTTP_MAX_HEADER_SIZE [16384]: bytes of request line and headers; more is 431. */

@@ -105,7 +105,7 @@ export async function prepareStart(config: Config, options: { logger?: Logger; c
 
 /**
  * Config → database → migrations → keys → app → listen (ARCHITECTURE 1). `prepared`: the cluster
- * primary already ran `prepareStart` (issue 10), so this process only checks nothing and listens.
+ * primary already ran `prepareStart`, so this process only checks nothing and listens.
  */
 export async function startServer(
   config: Config,

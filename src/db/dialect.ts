@@ -41,7 +41,7 @@ export interface Dialect {
   readonly supportsSkipLocked: boolean
   /**
    * INSERT, UPDATE and DELETE inside WITH (PostgreSQL): several writes of a use case in one
-   * statement, so one round trip to the server instead of one each (issue 7).
+   * statement, so one round trip to the server instead of one each.
    */
   readonly supportsWritesInWith: boolean
   /** Column type for millisecond timestamps and other 64-bit integers. */
@@ -55,7 +55,7 @@ export interface Dialect {
   /**
    * An aggregate over the rows in scope: one JSON text holding an array of `[values…]` per row,
    * ordered by `orderBy`, `[]` when there is none. One text instead of a row per child keeps a
-   * parent's columns from being sent and decoded again for every child (the full view, issue 7).
+   * parent's columns from being sent and decoded again for every child (the full view).
    */
   jsonArrayRows(values: readonly Expression<unknown>[], orderBy: Expression<unknown>): RawBuilder<string>
   /**

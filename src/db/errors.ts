@@ -27,7 +27,7 @@ class DatabaseClosedError extends DatabaseUnavailableError {
 
 /**
  * Thrown instead of joining the wait queue of a pool whose every connection is busy and whose queue
- * is full (DATABASE_POOL_QUEUE_MAX): 503 at once rather than a wait (issue 10).
+ * is full (DATABASE_POOL_QUEUE_MAX): 503 at once rather than a wait.
  */
 export class PoolExhaustedError extends DatabaseUnavailableError {
   override name = 'PoolExhaustedError'

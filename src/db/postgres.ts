@@ -52,7 +52,7 @@ const SESSION_ENDING = /^(08|57P|XX)/
 /**
  * Whether a failed statement leaves its connection unfit for the next use case: anything but an
  * error the server reported on a live session. A lost socket, a FATAL, and a query that got no
- * answer in time (query_timeout, issue 8: the connection still waits for it) all spoil it.
+ * answer in time (query_timeout: the connection still waits for it) all spoil it.
  */
 function spoils(error: unknown): boolean {
   return !(error instanceof pg.DatabaseError) || SESSION_ENDING.test(error.code ?? '')
@@ -119,7 +119,7 @@ class KyselyClient implements PostgresPoolClient {
 /**
  * The connection pool of one database, with its own limits: a caller waits at most `poolTimeoutMs`
  * for a connection and at most `poolQueueMax` callers wait, so an exhausted pool answers 503 at
- * once (issue 10) instead of queueing without bound. SQL compiled once runs as a named prepared
+ * once instead of queueing without bound. SQL compiled once runs as a named prepared
  * statement, under the name its statement was compiled with.
  */
 export class PostgresPool {

@@ -37,12 +37,10 @@ export interface CheckpointCounts {
 }
 
 /**
- * Keeps SQLite's WAL checkpoints off the event loop. SQLite's writer checkpoints in the COMMIT
- * that takes the WAL past 1,000 frames: it copies those pages into the database file and syncs
- * both files, 12 ms on the bench machine, once every six commits of a create burst, a third of
- * the writer's time, during which no request is served (BENCHMARKS.md). Here a worker thread with
- * its own connection checkpoints shortly after commits instead, and the writer's own automatic
- * checkpoint stays only as a bound on the WAL should the worker fall behind (`WRITER_BOUND`).
+ * Keeps SQLite's WAL checkpoints off the event loop: the writer would otherwise copy and sync pages
+ * in the COMMIT that takes the WAL past 1,000 frames, serving no request meanwhile. A worker thread
+ * with its own connection checkpoints shortly after commits; the writer's own automatic checkpoint
+ * stays only as a bound on the WAL should the worker fall behind (`WRITER_BOUND`).
  */
 export class SqliteCheckpointer {
   /**

@@ -46,12 +46,10 @@ export function openSqliteConnection(file: string, synchronous: 'FULL' | 'NORMAL
   // Every request in a group commit runs in its own savepoint (unit-of-work.ts), and SQLite keeps
   // each page a savepoint changes in a statement journal. In a temp file (the default) that journal
   // is never truncated while the batch's transaction lasts and costs two writes per page; in memory it
-  // is emptied at each release. Half of the time of an INSERT went there (BENCHMARKS.md).
+  // is emptied at each release.
   connection.pragma('temp_store = MEMORY')
-  // 8 MiB of page cache instead of better-sqlite3's 16: writes touch random index leaves, so the
-  // cache only fills up (RSS +16 MiB under writes) while the file's pages stay in the OS cache
-  // anyway. Measured: the same write throughput, 7–9 MiB less RSS (BENCHMARKS.md). The reader
-  // keeps 16 MiB, which reads use.
+  // 8 MiB of page cache instead of better-sqlite3's 16: writes touch random index leaves, so a larger
+  // cache only grows RSS while the file's pages stay in the OS cache anyway. The reader keeps 16 MiB.
   connection.pragma('cache_size = -8000')
   return connection
 }
@@ -88,9 +86,9 @@ export function kyselySqliteDatabase(
 type RowMapper = (values: unknown[]) => unknown
 
 /**
- * A function turning one raw row (an array) into an object with the statement's column names.
- * better-sqlite3 builds each row object key by key; one object literal per row, compiled once per
- * statement, halves the cost of hot reads (BENCHMARKS.md). Column names come from our own SQL.
+ * A function turning one raw row (an array) into an object with the statement's column names: one
+ * object literal per row, compiled once per statement, instead of better-sqlite3 building each row
+ * key by key. Column names come from our own SQL.
  */
 function rowMapper(columns: readonly { name: string }[]): RowMapper {
   const fields = columns.map((column, index) => `${JSON.stringify(column.name)}: values[${index}]`).join(', ')
@@ -98,21 +96,14 @@ function rowMapper(columns: readonly { name: string }[]): RowMapper {
 }
 
 /**
- * One read snapshot per turn of the event loop on the read-only connection. Outside a transaction
- * SQLite opens and closes a read transaction around every statement (a WAL read lock, a size check
- * and an unlock: three system calls, about 2 µs, more than a small indexed query itself). Here the
- * first read of a turn begins a transaction and the turn's check phase ends it (setImmediate), so
- * the reads of all the requests handled in one turn share one snapshot.
+ * One read snapshot per turn of the event loop on the read-only connection, instead of a read
+ * transaction (a WAL lock and three system calls) around every statement: the first read of a turn
+ * begins it and the turn's check phase ends it (setImmediate).
  *
- * How old a snapshot can be: while one is open its pending release keeps the event loop from
- * waiting for I/O, so no snapshot spans a wait. A request is read from its socket after the wait
- * it arrived in, and the snapshot it reads was taken after that wait (or, if it was taken in the
- * previous turn's check phase, microseconds before it, with no waiting between). A client that saw
- * another process commit and then sent its request reads that commit, unless all of that happened
- * within those microseconds (no client round trip is that fast). This process's own
- * writes are seen at once: every statement on the writer connection ends the snapshot first
- * (`kyselySqliteDatabase`), so the next read takes a new one. A snapshot held for one turn delays
- * no writer (WAL), and a checkpoint by at most one turn.
+ * It is never stale for a client: its pending release keeps the event loop from waiting for I/O,
+ * so no snapshot spans a wait, and a request read after a wait reads a snapshot taken after it.
+ * This process's own writes are seen at once: every statement on the writer ends the snapshot
+ * first (`kyselySqliteDatabase`). A snapshot held for one turn delays no writer (WAL).
  */
 export class SqliteReadSnapshot {
   private open = false

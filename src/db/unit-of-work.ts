@@ -54,7 +54,7 @@ export class RetryUseCase extends Error {
 /**
  * PostgreSQL: one pooled connection and transaction per use case. A deadlock or serialisation
  * failure (possible when two use cases lock rows in different orders), or a `RetryUseCase`, is
- * retried twice. `outcomes` is told of each commit and failure (/readyz, issue 25).
+ * retried twice. `outcomes` is told of each commit and failure (/readyz).
  */
 export function postgresUnitOfWork(db: Kysely<DB>, dialect: Dialect, outcomes?: WriteOutcomes): UnitOfWork {
   return {
@@ -108,7 +108,7 @@ export class SqliteGroupCommit implements UnitOfWork {
     private readonly direct: SqliteDirect,
     /** Told of each commit; it checkpoints the WAL off the event loop. */
     readonly checkpointer?: SqliteCheckpointer,
-    /** Told of each commit and failure (/readyz, issue 25). */
+    /** Told of each commit and failure (/readyz). */
     private readonly outcomes?: WriteOutcomes
   ) {}
 

@@ -1,6 +1,6 @@
 import type { StatementCompiler, Tx } from '../db/statement.js'
 
-/** The write /readyz makes to learn whether the database takes writes: one row, upserted (issue 25). */
+/** The write /readyz makes to learn whether the database takes writes: one row, upserted. */
 export function healthProbeRepository(database: StatementCompiler) {
   const probe = database.prepare<{ at: number }, never>('health.probe', (db, param) =>
     db

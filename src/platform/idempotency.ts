@@ -91,7 +91,7 @@ export class UseCaseRunner {
    * `dataKey` (payments/card-key.ts, the same in every process) keys the fingerprints of request
    * bodies: a body may hold a card number and security code (D-34), and a plain SHA-256 of it kept
    * for 24 hours would let anyone reading the table try the few billion card numbers of a known
-   * bank until one matched (issue 8). PCI DSS asks for a keyed hash of card data for that reason.
+   * bank until one matched. PCI DSS asks for a keyed hash of card data for that reason.
    */
   constructor(
     private readonly database: Database,

@@ -5,7 +5,7 @@ import { type RateDecision, RateLimiter, type RateLimitStore, type RateLimitStor
 import { RedisLink, type RedisRateLimitOptions } from './rate-limit.redis-link.js'
 
 /**
- * Rate-limit counters shared by every API process through Redis (D-14, issue 10), so a client
+ * Rate-limit counters shared by every API process through Redis (D-14), so a client
  * spread over N processes still gets the limit once, not N times. Each key expires with its window
  * and nothing else removes it, provided Redis runs with `maxmemory-policy noeviction` (its default;
  * any other policy is warned about at connect).
@@ -92,7 +92,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 }
 
 /**
- * The stores the app counts in (issue 10, D-14): shared through Redis when REDIS_URL is set, else
+ * The stores the app counts in (D-14): shared through Redis when REDIS_URL is set, else
  * this process's memory (with several processes a client may get the limit once per process). One
  * store for sign-in and reset, another for tracking, each bounded by `maxKeys` counters in memory.
  */

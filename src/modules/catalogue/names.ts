@@ -33,7 +33,7 @@ export function serviceNameProblem(name: string): string | undefined {
   // Characters as D-70 counts them (code points, as the schemas' maxLength does), after trimming.
   if ([...name].length > MAX_NAME) return `must be at most ${MAX_NAME} characters`
   if (name.includes('/')) return 'must not contain /'
-  // The text rule (issue 8): tabs and line breaks around a name are trimmed; inside it, none.
+  // The text rule: tabs and line breaks around a name are trimmed; inside it, none.
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'must not contain control characters'
   if (RESERVED.has(name.toLowerCase())) return 'must not be create, add, remove or stats'
   // `/v1/service/../1` is `/v1/service/1` to every client that resolves dot segments (RFC 3986

@@ -2,7 +2,7 @@ import type { ExpressionBuilder, QueryCreator } from 'kysely'
 import type { DB } from '../../db/schema.js'
 
 // The per-step order counters (D-44) belong to the catalogue; orders keeps them in step with its
-// changes, in its own transaction and statements, through these fragments (issue 26: one writer per table).
+// changes, in its own transaction and statements, through these fragments (one writer per table).
 
 /** The UPDATE counting one more order at a step. */
 export function stepCounterIn(db: QueryCreator<DB>, stepId: number) {

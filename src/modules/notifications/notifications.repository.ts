@@ -3,7 +3,7 @@ import type { Contact } from '../customers/index.js'
 import type { TrackedEntry } from '../orders/index.js'
 
 /**
- * The SQL fragments of the modules that own the tables the channels read and write (issue 26: one
+ * The SQL fragments of the modules that own the tables the channels read and write (one
  * writer per table): customers' contact read and orders' `tracked` history entry. The composition
  * root passes them in, as those modules' index.ts export them.
  */

@@ -84,7 +84,7 @@ type FullViewQuery = SelectQueryBuilder<DB, 'orders' | 'services' | 'service_ste
 /**
  * The joins and columns every full view is read with: one query and one row per order, its receipt
  * lines as one JSON text (`ReceiptLineTuple`s by line id), so no N+1 and no order columns repeated
- * per line (issue 5, issue 7).
+ * per line.
  *
  * On PostgreSQL the service, the step and each line's item are looked up by key (`joinByKey`):
  * with plain joins every read of one order scanned and hashed all the services, steps and items

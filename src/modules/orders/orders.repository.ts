@@ -19,7 +19,7 @@ export type { LockedOrder }
  * An order as a receipt change reads it once its row is locked: its full view, its service's row
  * id, and the catalogue item the change names (all five `item_*` null when there is no such item,
  * or it was removed). The change answers from this and what it wrote, with no read after its
- * writes (issue 7), as a move does.
+ * writes, as a move does.
  */
 export interface ReceiptOrder extends FullViewRow {
   service_row_id: number
@@ -33,7 +33,7 @@ export interface ReceiptOrder extends FullViewRow {
 /**
  * An order as a move reads it once its row is locked: its full view, its step's row id and the
  * step after it (all four `next_step_*` null at the last step). The move answers from this and
- * what it changes, with no read after its writes (issue 7).
+ * what it changes, with no read after its writes.
  */
 export interface MovableOrder extends FullViewRow {
   step_id: number

@@ -33,7 +33,7 @@ export class ReceiptsService {
    * Adds an item (or `quantity` of it) to an open order. The unit price is copied on first add;
    * a repeat raises the quantity. The order row is locked, so concurrent adds all count, and the
    * receipt read with the lock is the receipt until this commits: the answer is that receipt with
-   * the line written (issue 7: no read after the write).
+   * the line written (no read after the write).
    */
   async add(body: AddToReceiptBody, caller: Caller): Promise<Static<typeof TransactionView>> {
     const quantity = body.quantity === undefined ? 1 : wholeInRange(body.quantity, '/quantity', 1, 999)

@@ -34,7 +34,7 @@ export type NewOrderEntry = Pick<StepEntry, 'service' | 'step' | 'actor'>
  * On PostgreSQL these writes (and a move's update of the order and its counters; a new order's
  * row and counter) are one statement, with the order row, the counters and the history entry
  * written in WITH: one round trip instead of up to five, which is most of what a write costs
- * there (BENCHMARKS.md). SQLite runs them one by one; its statements are calls into the same process.
+ * there. SQLite runs them one by one; its statements are calls into the same process.
  */
 export function stepEntryWriter(database: StatementCompiler, orders: OrdersRepository, outbox: OutboxWriter, drawCode: () => number) {
   const { dialect } = database

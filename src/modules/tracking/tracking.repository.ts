@@ -26,7 +26,7 @@ export interface TrackingHistoryRow {
 
 /**
  * History types the public page never shows: receipt changes name the items on the receipt
- * (issue 9: no receipt on the tracking page).
+ * (no receipt on the tracking page).
  */
 const PRIVATE_HISTORY_TYPES: readonly HistoryType[] = ['receipt_added', 'receipt_removed']
 
