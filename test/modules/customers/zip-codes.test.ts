@@ -5,9 +5,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, it } from 'node:test'
 import zipcodes from 'zipcodes'
-import { DATA_FILE, zipPlacesModule } from '../../../scripts/generate-zip-places.js'
+import { DATA_FILE, zipPlacesText } from '../../../scripts/generate-zip-places.js'
 import { loadZipDirectory, parseZipPlaces } from '../../../src/modules/customers/zip-codes.js'
-import { ZIP_PLACES } from '../../../src/modules/customers/zip-places.data.js'
 import { childEnv, MAIN, nodeArgs, ROOT } from '../../helpers/processes.js'
 
 const zips = loadZipDirectory()
@@ -37,32 +36,32 @@ describe('ZIP codes (D-31)', () => {
 
   it('should keep the checked-in data as the generator writes it from the package', () => {
     // After a package upgrade: npx tsx scripts/generate-zip-places.ts
-    assert.equal(fs.readFileSync(DATA_FILE, 'utf8'), zipPlacesModule(zipcodes.codes))
+    assert.equal(fs.readFileSync(DATA_FILE, 'utf8'), zipPlacesText(zipcodes.codes))
   })
 })
 
 describe('damaged ZIP code data', () => {
-  const lines = ZIP_PLACES
+  const lines = fs.readFileSync(DATA_FILE, 'utf8')
 
   it('should be refused with a one-line reason', () => {
     assert.throws(
       () => parseZipPlaces(`${lines}NY\tNew York\t1000\n`),
-      /^Error: the bundled ZIP code data \(zip-places\.data\.ts\) is damaged at line \d+$/
+      /^Error: the bundled ZIP code data \(assets\/zip-places\.tsv\) is damaged at line \d+$/
     )
-    assert.throws(() => parseZipPlaces(lines.replace('\tAdjuntas\t', ' Adjuntas ')), /damaged at line 3$/)
+    assert.throws(() => parseZipPlaces(lines.replace('\tAdjuntas\t', ' Adjuntas ')), /damaged at line 2$/)
     assert.throws(() => parseZipPlaces(lines.split('\n').slice(0, 100).join('\n')), /holds only \d+ codes$/)
   })
 
   it('should stop the start with exit 1 and one line, before anything listens', () => {
-    // A copy of the entry's tree whose data module is damaged, beside the real node_modules.
+    // A copy of the entry's tree with damaged data, beside the real node_modules.
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'so-zip-'))
     try {
       const tree = MAIN.split('/')[0]!
       fs.cpSync(path.join(ROOT, tree), path.join(copy, tree), { recursive: true, filter: (file) => !file.endsWith('.map') })
       fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'))
       fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(copy, 'package.json'))
-      const data = path.join(copy, tree, 'modules/customers', MAIN.endsWith('.ts') ? 'zip-places.data.ts' : 'zip-places.data.js')
-      fs.writeFileSync(data, 'export const ZIP_PLACES = `\nNY\tHoltsville\t00501\n`\n')
+      fs.mkdirSync(path.join(copy, 'assets'))
+      fs.writeFileSync(path.join(copy, 'assets', 'zip-places.tsv'), 'NY\tHoltsville\t00501\n')
       const result = spawnSync(process.execPath, nodeArgs(MAIN), {
         cwd: copy,
         env: childEnv({ PORT: '0', DATA_DIR: path.join(copy, 'data'), DATABASE_URL: 'sqlite::memory:' }),
@@ -71,7 +70,10 @@ describe('damaged ZIP code data', () => {
       })
       // Migrations may have run and been logged: no request could be answered, nothing listened.
       assert.doesNotMatch(result.stdout, /listening/)
-      assert.equal(result.stderr, 'service-ordering: could not start: the bundled ZIP code data (zip-places.data.ts) holds only 1 codes\n')
+      assert.equal(
+        result.stderr,
+        'service-ordering: could not start: the bundled ZIP code data (assets/zip-places.tsv) holds only 1 codes\n'
+      )
       assert.equal(result.status, 1)
     } finally {
       fs.rmSync(copy, { recursive: true, force: true })
