@@ -10,7 +10,7 @@ import { VersionedMemo } from './db/versioned-memo.js'
 import { apiKeyCredentials } from './modules/api-keys/index.js'
 import { catalogueModule } from './modules/catalogue/index.js'
 import { customerLoginQuery, customersModule } from './modules/customers/index.js'
-import { registerOutboxMetrics } from './modules/notifications/index.js'
+import { type OutboxCounters, registerOutboxMetrics } from './modules/notifications/index.js'
 import { ordersModule } from './modules/orders/index.js'
 import { trackingModule } from './modules/tracking/index.js'
 import { webModule } from './modules/web/index.js'
@@ -32,6 +32,13 @@ import { createRateLimitStores } from './platform/rate-limit.redis.js'
 import { answerBeforeRouting, registerRequestContext, requestIdOf } from './platform/request-context.js'
 import { SCHEMA_KEYWORDS } from './platform/schemas.js'
 import { VERSION } from './version.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The outbox counters this app's /metrics serves: a dispatcher beside it counts into them (D-71). */
+    outboxCounters: OutboxCounters
+  }
+}
 
 /** What the app is built from; everything with state comes in from outside (main.ts or a test). */
 export interface AppDeps {
@@ -75,7 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Issue 10: counters shared through Redis when REDIS_URL is set, else in this process (D-14).
   const rateLimits = createRateLimitStores({ redisUrl: deps.config.redisUrl, clock, logger, maxKeys: deps.config.rateLimitMaxKeys })
   const metrics = new Metrics()
-  registerOutboxMetrics(metrics, deps.database)
+  const outboxCounters = registerOutboxMetrics(metrics, deps.database)
   metrics.addGauge(
     'password_hashes',
     `Password hashes (scrypt, 32 MiB each) running, at most ${MAX_CONCURRENT_PASSWORD_HASHES}, and waiting for a turn.`,
@@ -135,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  app.decorate('outboxCounters', outboxCounters)
   limitConnections(app.server, deps.config)
   answerUnusualRequests(app.server)
   registerErrorHandling(app, deps.database.dialect, async (request) =>

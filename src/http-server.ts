@@ -134,7 +134,8 @@ export async function startServer(
           fragments: { contact: contactSelect, trackedEntry: trackedHistoryInsert },
           dataKey,
           clock,
-          logger
+          logger,
+          counters: running.outboxCounters
         })
       : null
     dispatcher?.start()

@@ -6,7 +6,7 @@ import type { ChannelSet } from './channels/channel.js'
 import { emailChannel } from './channels/email.channel.js'
 import { textChannel } from './channels/text.channel.js'
 import { trakChannel } from './channels/trak.channel.js'
-import { type OutboxCounters, outboxCountersFor } from './notifications.metrics.js'
+import { type OutboxCounters, unservedOutboxCounters } from './notifications.metrics.js'
 import { notificationsRepository, type OwnerFragments } from './notifications.repository.js'
 import { Dispatcher, type DispatcherOptions, dispatcherOptions } from './outbox.dispatcher.js'
 import { outboxClaims } from './outbox-claims.repository.js'
@@ -24,7 +24,7 @@ export interface CreateDispatcherDeps {
   dataKey: Buffer
   logger: Logger
   clock?: Clock
-  /** Defaults to the counters the app registered for this database (notifications.metrics.ts). */
+  /** Where it counts: those an app or worker serves on /metrics (registerOutboxMetrics); else unserved ones. */
   counters?: OutboxCounters
   options?: Partial<DispatcherOptions>
   /** Replaces channels, e.g. with one that never answers in a test of a killed dispatcher. */
@@ -67,7 +67,7 @@ export function createDispatcher(deps: CreateDispatcherDeps): Dispatcher {
     channels,
     clock,
     logger: deps.logger,
-    counters: deps.counters ?? outboxCountersFor(deps.database),
+    counters: deps.counters ?? unservedOutboxCounters(),
     options
   })
 }

@@ -28,11 +28,10 @@ export async function runWorker(config: Config, fragments: OwnerFragments): Prom
   let http: WorkerHttp | undefined
   try {
     await migrateToLatest(database.db, database.dialect)
-    // Registered before the dispatcher is made, so it counts into the registry /metrics serves.
-    const metrics = workerMetrics(database)
+    const { metrics, counters } = workerMetrics(database)
     const dataKey = loadCardKey(config)
     await checkDataKey(database.db, dataKey)
-    const dispatcher = createDispatcher({ settings: config, database, fragments, dataKey, logger })
+    const dispatcher = createDispatcher({ settings: config, database, fragments, dataKey, logger, counters })
     if (config.workerMetricsPort !== null) http = await startWorkerHttp(config, config.workerMetricsPort, database, metrics, logger)
     dispatcher.start()
     const stopSignal = new Promise<NodeJS.Signals>((resolve) => {

@@ -12,10 +12,6 @@ export interface OutboxCounters {
   dead(channel: OutboxChannel): void
 }
 
-// The counters an app registered for a database, so a dispatcher started beside that app (http-server.ts)
-// counts into the registry its /metrics serves.
-const countersByDatabase = new WeakMap<Database, OutboxCounters>()
-
 type MakeCounter = (name: string, help: string, labelNames: readonly 'channel'[]) => Counter<'channel'>
 
 function countersOn(counter: MakeCounter): OutboxCounters {
@@ -50,18 +46,10 @@ export function registerOutboxMetrics(metrics: Metrics, database: Database): Out
       )
     }
   )
-  const counters = countersOn((name, help, labelNames) => metrics.counter(name, help, labelNames))
-  countersByDatabase.set(database, counters)
-  return counters
+  return countersOn((name, help, labelNames) => metrics.counter(name, help, labelNames))
 }
 
-/**
- * The counters an app (or a `worker`, worker-http.ts) registered for this database; else counters
- * of a registry nobody serves (a dispatcher started alone in a test).
- */
-export function outboxCountersFor(database: Database): OutboxCounters {
-  return (
-    countersByDatabase.get(database) ??
-    countersOn((name, help, labelNames) => new Counter({ name, help, labelNames: [...labelNames], registers: [] }))
-  )
+/** Counters of a registry nobody serves: for a dispatcher started without an app (tests). */
+export function unservedOutboxCounters(): OutboxCounters {
+  return countersOn((name, help, labelNames) => new Counter({ name, help, labelNames: [...labelNames], registers: [] }))
 }

@@ -8,7 +8,7 @@ import { registerErrorHandling } from '../../platform/error-handler.js'
 import { registerHealth } from '../../platform/health.js'
 import { Metrics } from '../../platform/metrics.js'
 import { registerRequestContext, requestIdOf } from '../../platform/request-context.js'
-import { registerOutboxMetrics } from './notifications.metrics.js'
+import { type OutboxCounters, registerOutboxMetrics } from './notifications.metrics.js'
 
 /** The worker's own HTTP listener, once listening. */
 export interface WorkerHttp {
@@ -16,14 +16,10 @@ export interface WorkerHttp {
   close(): Promise<void>
 }
 
-/**
- * Registers the outbox series for a `worker` process on a registry of its own, so the dispatcher it
- * starts next counts into it (outboxCountersFor). Call before createDispatcher.
- */
-export function workerMetrics(database: Database): Metrics {
+/** The outbox series of a `worker` process, on a registry of its own, and the counters its dispatcher counts into. */
+export function workerMetrics(database: Database): { metrics: Metrics; counters: OutboxCounters } {
   const metrics = new Metrics()
-  registerOutboxMetrics(metrics, database)
-  return metrics
+  return { metrics, counters: registerOutboxMetrics(metrics, database) }
 }
 
 /**

@@ -67,6 +67,8 @@ export class Dispatchers {
       logger: createLogger('debug', { write: (line: string) => void this.logs.push(line) }),
       clock: options.clock ?? this.t.clock,
       options: { pollIntervalMs: 20, deliveryTimeoutMs: 10_000, ...options.options },
+      // Beside the suite's app, it counts into the registry the app's /metrics serves.
+      ...(options.database === undefined ? { counters: this.t.app.outboxCounters } : {}),
       ...(options.channels === undefined ? {} : { channels: options.channels })
     })
     this.started.push(dispatcher)
