@@ -39,6 +39,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/assets ./assets
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000

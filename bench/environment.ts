@@ -25,8 +25,10 @@ export function buildServer(log: (line: string) => void): string {
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
   const outDir = path.join(BUILD_DIR, 'dist')
   fs.mkdirSync(BUILD_DIR, { recursive: true })
-  // dist/version.js reads ../package.json; the copy also marks the build as ES modules.
+  // dist/version.js reads ../package.json; the copy also marks the build as ES modules. The data
+  // files the server reads at start sit beside dist/ as they do in the repository.
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(BUILD_DIR, 'package.json'))
+  fs.cpSync(path.join(ROOT, 'assets'), path.join(BUILD_DIR, 'assets'), { recursive: true })
   const started = performance.now()
   const result = spawnSync(
     process.execPath,
