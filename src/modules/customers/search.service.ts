@@ -4,9 +4,8 @@ import type { Database } from '../../db/database.js'
 import { invalidField } from '../../platform/problems.js'
 import { type SearchRepository, searchRepository } from './search.repository.js'
 import type { SearchBody, SearchResponse } from './search.schemas.js'
-import { prefixRange, queryWords } from './search.words.js'
+import { DEFAULT_SEARCH_LIMIT, prefixRange, queryWords } from './search.words.js'
 
-const DEFAULT_LIMIT = 20
 const MAX_LIMIT = 100
 /** D-70: characters of the trimmed query (D-33). */
 const MAX_QUERY = 100
@@ -25,7 +24,7 @@ export class SearchService {
     if (query === '') throw invalidField('/query', 'must not be empty')
     // Counted composed, as names are (customers.fields.ts): é typed as e and an accent is one character.
     if ([...query.normalize('NFC')].length > MAX_QUERY) throw invalidField('/query', `must be at most ${MAX_QUERY} characters`)
-    const limit = body.limit === undefined ? DEFAULT_LIMIT : wholeNumber(body.limit)
+    const limit = body.limit === undefined ? DEFAULT_SEARCH_LIMIT : wholeNumber(body.limit)
     if (limit === undefined || limit < 1 || limit > MAX_LIMIT) throw invalidField('/limit', `must be a whole number from 1 to ${MAX_LIMIT}`)
     const [first, second, third] = queryWords(body.query).map(prefixRange)
     // No name starts with two of the words, so three or more can never all match (search.words.ts).

@@ -4,6 +4,9 @@ import { nameKey } from './name-key.js'
  * Prefixes of each name `customer_name_prefixes` keeps, in code points; a longer query word reads
  * its first this many. Migration 0008 keeps its own copy of the number, and must stay equal to it.
  */
+/** Hits a search answers when it names no limit (D-33). */
+export const DEFAULT_SEARCH_LIMIT = 20
+
 export const NAME_PREFIX_MAX = 8
 
 /** One query word as a half-open range of lower-cased names starting with it: `from <= name < to`. */

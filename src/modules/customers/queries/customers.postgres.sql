@@ -55,27 +55,27 @@ update "password_reset_tokens"
 set "used_at" = $1
 where "customer_id" = $2 and "used_at" is null;
 
--- search.oneWord
+-- search.oneWord.limit20
 select "h"."id", "h"."first_name", "h"."last_name", "h"."email"
 from (select "customer_id" as "id", "first_name", "last_name", "email", "last_name_lc", "first_name_lc"
   from "customer_name_prefixes"
   where "prefix" = $1 and (("first_name_lc" >= $2 and "first_name_lc" < $3) or ("last_name_lc" >= $4 and "last_name_lc" < $5))
   order by "last_name_lc", "first_name_lc", "customer_id"
-  limit $6) as "h";
+  limit 20) as "h";
 
--- search.twoWords
+-- search.twoWords.limit20
 select "h"."id", "h"."first_name", "h"."last_name", "h"."email"
 from (select *
   from (select "customer_id" as "id", "first_name", "last_name", "email", "last_name_lc", "first_name_lc"
     from "customer_name_prefixes"
     where "prefix" = $1 and "last_name_lc" >= $2 and "last_name_lc" < $3 and "first_name_lc" >= $4 and "first_name_lc" < $5
     order by "last_name_lc", "first_name_lc", "customer_id"
-    limit $6) as "a" union
+    limit 20) as "a" union
   select *
   from (select "customer_id" as "id", "first_name", "last_name", "email", "last_name_lc", "first_name_lc"
     from "customer_name_prefixes"
-    where "prefix" = $7 and "last_name_lc" >= $8 and "last_name_lc" < $9 and "first_name_lc" >= $10 and "first_name_lc" < $11
+    where "prefix" = $6 and "last_name_lc" >= $7 and "last_name_lc" < $8 and "first_name_lc" >= $9 and "first_name_lc" < $10
     order by "last_name_lc", "first_name_lc", "customer_id"
-    limit $12) as "b") as "h"
+    limit 20) as "b") as "h"
 order by "h"."last_name_lc", "h"."first_name_lc", "h"."id"
-limit $13;
+limit 20;

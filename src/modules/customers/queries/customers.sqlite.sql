@@ -54,27 +54,27 @@ update "password_reset_tokens"
 set "used_at" = ?
 where "customer_id" = ? and "used_at" is null;
 
--- search.oneWord
+-- search.oneWord.limit20
 select "h"."id", "h"."first_name", "h"."last_name", "h"."email"
 from (select "customer_id" as "id", "first_name", "last_name", "email", "last_name_lc", "first_name_lc"
   from "customer_name_prefixes"
   where "prefix" = ? and (("first_name_lc" >= ? and "first_name_lc" < ?) or ("last_name_lc" >= ? and "last_name_lc" < ?))
   order by "last_name_lc", "first_name_lc", "customer_id"
-  limit ?) as "h";
+  limit 20) as "h";
 
--- search.twoWords
+-- search.twoWords.limit20
 select "h"."id", "h"."first_name", "h"."last_name", "h"."email"
 from (select *
   from (select "customer_id" as "id", "first_name", "last_name", "email", "last_name_lc", "first_name_lc"
     from "customer_name_prefixes"
     where "prefix" = ? and "last_name_lc" >= ? and "last_name_lc" < ? and "first_name_lc" >= ? and "first_name_lc" < ?
     order by "last_name_lc", "first_name_lc", "customer_id"
-    limit ?) as "a" union
+    limit 20) as "a" union
   select *
   from (select "customer_id" as "id", "first_name", "last_name", "email", "last_name_lc", "first_name_lc"
     from "customer_name_prefixes"
     where "prefix" = ? and "last_name_lc" >= ? and "last_name_lc" < ? and "first_name_lc" >= ? and "first_name_lc" < ?
     order by "last_name_lc", "first_name_lc", "customer_id"
-    limit ?) as "b") as "h"
+    limit 20) as "b") as "h"
 order by "h"."last_name_lc", "h"."first_name_lc", "h"."id"
-limit ?;
+limit 20;
