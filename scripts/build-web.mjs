@@ -1,5 +1,5 @@
 // Builds the staff console and the customers' tracking page (web/) with Vite into dist/web, which
-// the API serves at /console/ and /track/{token} (issue 9). Run by `npm run build` (so by
+// the API serves at /console/ and /track/{token}. Run by scripts/build.mjs (so by `npm ci`,
 // `npm start` and `npm run cli`), by `npm test` and by the end-to-end tests' set-up. No network.
 //
 //   node scripts/build-web.mjs           build unless dist/web is newer than every source
@@ -101,6 +101,8 @@ async function withLock(work) {
 }
 
 async function main() {
+  // Up to date: nothing to load (a start checks this every time, D-74).
+  if (!args.has('--watch') && !args.has('--force') && upToDate()) return
   const vite = await loadVite()
   if (vite === null) {
     // `npm ci --omit=dev` has no Vite: the API still runs; /console/ says how to build it.
@@ -126,7 +128,8 @@ async function main() {
     } finally {
       fs.rmSync(temporary, { recursive: true, force: true })
     }
-    console.log(`build:web: built the console and tracking page into dist/web in ${Date.now() - started} ms`)
+    // Standard error: a start's standard output carries only JSON log lines (D-73, D-74).
+    console.error(`build:web: built the console and tracking page into dist/web in ${Date.now() - started} ms`)
   })
 }
 

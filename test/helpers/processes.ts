@@ -21,8 +21,12 @@ export function nodeArgs(script: string): string[] {
   return script.endsWith('.ts') ? ['--import', 'tsx', script] : [script]
 }
 
-/** A package.json script (`exec node … dist/main.js`) as a shell runs it here, on the entry points above. */
+/**
+ * A package.json script (`exec node … dist/main.js`) as a shell runs it here, on the entry points
+ * above; its build step is left out (the runner built dist/, or the sources run through tsx).
+ */
 export function npmScriptCommand(script: string): string {
+  script = script.replace(/^node scripts\/build\.mjs && /, '')
   if (BUILT) return script.replace(/\bnode /, `${process.execPath} `)
   return script.replace(/\bnode /, `${process.execPath} --import tsx `).replace(/dist\/(\w+)\.js/, 'src/$1.ts')
 }
