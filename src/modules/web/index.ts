@@ -14,7 +14,7 @@ const tags = ['operations']
 const pageProblems = problemResponses([...CONNECTION_PROBLEMS, 'route_not_found'])
 
 function notBuilt(): Problem {
-  return new Problem('route_not_found', 'The web console has not been built: run `npm run build:web` (npm start and npm run build do it).')
+  return new Problem('route_not_found', 'The web console has not been built: run `npm run build:web` (npm ci and npm start do it).')
 }
 
 /**
@@ -33,6 +33,8 @@ export function webModule(context: Pick<AppContext, 'logger'>, pages = new Built
       context.logger.warn({ root: pages.root }, 'the web console is not built; /console/ answers 404 until `npm run build:web` has run')
 
     app.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 308))
+    // D-75: the address a person types first leads to the console.
+    app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 302))
 
     app.get(
       '/console/',
@@ -42,7 +44,7 @@ export function webModule(context: Pick<AppContext, 'logger'>, pages = new Built
           operationId: 'consolePage',
           summary: 'Staff console',
           description:
-            "The web console for the shop staff (issue 9): sign in with a staff API key (kept in the tab's sessionStorage only), the board of open orders per service, orders with receipt, note and history, customers, and the catalogue. Static files; every call it makes is a /v1 operation with Basic credentials.",
+            "The web console for the shop staff: sign in with a staff API key (kept in the tab's sessionStorage only), the board of open orders per service, orders with receipt, note and history, customers, and the catalogue. Static files; every call it makes is a /v1 operation with Basic credentials.",
           response: { 200: textAnswer('The console page.', 'text/html'), ...pageProblems }
         }
       },

@@ -52,6 +52,15 @@ describe('the console and tracking pages as static files (issue 9)', () => {
     assert.equal(response.headers.location, '/console/')
   })
 
+  it('should redirect / to the console with 302 and no body (D-75)', async () => {
+    for (const method of ['GET', 'HEAD'] as const) {
+      const response = await t.app.inject({ method, url: '/' })
+      assert.equal(response.statusCode, 302, method)
+      assert.equal(response.headers.location, '/console/', method)
+      assert.equal(response.body, '', method)
+    }
+  })
+
   it('should serve the console page with its headers, its script and style from this origin only', async () => {
     const response = await get(t, '/console/')
     assert.equal(response.statusCode, 200)
