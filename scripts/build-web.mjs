@@ -35,7 +35,8 @@ function newest(dir) {
   return latest
 }
 
-function upToDate() {
+/** Whether dist/web holds a build of the pages as they are now. */
+export function upToDate() {
   try {
     const built = fs.statSync(STAMP).mtimeMs
     const sources = Math.max(newest(WEB), fs.statSync(SELF).mtimeMs, fs.statSync(path.join(ROOT, 'package-lock.json')).mtimeMs)
@@ -133,4 +134,5 @@ async function main() {
   })
 }
 
-await main()
+// Imported (scripts/build.mjs asks `upToDate`), it builds nothing by itself.
+if (process.argv[1] !== undefined && fs.realpathSync(process.argv[1]) === SELF) await main()

@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { upToDate as pagesUpToDate } from './build-web.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const STAMP = path.join(ROOT, 'dist', '.tsbuildinfo')
@@ -50,4 +51,4 @@ if (force || !typescriptUpToDate()) {
   fs.utimesSync(STAMP, new Date(), new Date())
   process.stderr.write(`build: compiled src/ into dist/ in ${Date.now() - started} ms\n`)
 }
-run('web pages', [path.join(ROOT, 'scripts', 'build-web.mjs'), ...(force ? ['--force'] : [])])
+if (force || !pagesUpToDate()) run('web pages', [path.join(ROOT, 'scripts', 'build-web.mjs'), ...(force ? ['--force'] : [])])
