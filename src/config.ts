@@ -64,6 +64,12 @@ export interface Config {
   readonly rateLimitMaxKeys: number
   /** WORKER_METRICS_PORT [unset: none]: where `service-ordering worker` serves /healthz, /readyz and /metrics. */
   readonly workerMetricsPort: number | null
+  /** BACKUP_DIR [unset: no scheduled backups]: where the API process puts its scheduled backups (D-92). */
+  readonly backupDir: string | null
+  /** BACKUP_INTERVAL_MINUTES [60]: time between scheduled backups (D-92). */
+  readonly backupIntervalMinutes: number
+  /** BACKUP_KEEP [48]: scheduled backups kept in BACKUP_DIR; older ones are deleted (D-92). */
+  readonly backupKeep: number
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -142,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const trustProxy = parseTrustProxy(env)
   const maxConnections = integer(env, 'HTTP_MAX_CONNECTIONS', 1000, 1, 1_000_000)
+  const backupDir = text(env, 'BACKUP_DIR')
 
   const config: Config = {
     port,
@@ -175,7 +182,10 @@ export function loadConfig(env: Env = process.env): Config {
     workers: integer(env, 'WORKERS', 1, 1, 64, 'WORKERS (or serve --workers)'),
     redisUrl: httpUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimitMaxKeys: integer(env, 'RATE_LIMIT_MAX_KEYS', 100_000, 10, 10_000_000),
-    workerMetricsPort: text(env, 'WORKER_METRICS_PORT') === undefined ? null : integer(env, 'WORKER_METRICS_PORT', 0, 0, 65535)
+    workerMetricsPort: text(env, 'WORKER_METRICS_PORT') === undefined ? null : integer(env, 'WORKER_METRICS_PORT', 0, 0, 65535),
+    backupDir: backupDir === undefined ? null : path.resolve(backupDir),
+    backupIntervalMinutes: integer(env, 'BACKUP_INTERVAL_MINUTES', 60, 1, 10_080),
+    backupKeep: integer(env, 'BACKUP_KEEP', 48, 1, 100_000)
   }
   // Several API processes on one SQLite file would queue for its single writer with the event loop
   // blocked (busy_timeout); on `:memory:` each would even have its own database. Scale-out is PostgreSQL's.
