@@ -6,6 +6,7 @@ import type { Config } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/index.js'
+import { BACKUP_USAGE, backupCommand } from './modules/backups/index.js'
 import { contactSelect } from './modules/customers/index.js'
 import { NOTIFICATIONS_USAGE, outboxCommand, runWorker } from './modules/notifications/index.js'
 import { trackedHistoryInsert } from './modules/orders/index.js'
@@ -26,7 +27,7 @@ commands:
   api-key revoke KEY_ID                       revoke a key at once
   seed --demo                                 add a demo catalogue and customers; prints their
                                               passwords once; running it again adds nothing
-${NOTIFICATIONS_USAGE}`
+${BACKUP_USAGE}${NOTIFICATIONS_USAGE}`
 
 /** A usage mistake: printed with the usage, exit status 2. */
 class UsageError extends Error {}
@@ -154,6 +155,8 @@ async function main(argv: string[]): Promise<void> {
     case 'worker':
       noArguments(args)
       return runWorker(config, { contact: contactSelect, trackedEntry: trackedHistoryInsert })
+    case 'backup':
+      return backupCommand(config, args, (message) => new UsageError(message))
     case 'outbox':
       return outboxCommand(config, args, (message) => new UsageError(message))
     default:

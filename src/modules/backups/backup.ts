@@ -1,0 +1,188 @@
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import pg from 'pg'
+import type { Clock } from '../../common/clock.js'
+import { ensureDirectory } from '../../common/directories.js'
+import type { Config } from '../../config.js'
+
+/** What a finished backup is: its final path and the rows it holds (D-91). */
+export interface BackupResult {
+  readonly path: string
+  readonly customers: number
+  readonly orders: number
+  readonly receipt_lines: number
+}
+
+export type BackupSettings = Pick<Config, 'database'>
+
+/** The final names a backup takes; retention (D-92) deletes only these. */
+const BACKUP_NAME = /^service-ordering-\d{8}T\d{6}Z\.(db|dump)$/
+// Temporary names: hidden, with the pid of the process writing them, so a stale one is told apart.
+const TEMPORARY_NAME = /^\.service-ordering-\d{8}T\d{6}Z\.(\d+)\.tmp(-journal|-wal|-shm)?$/
+// Pages copied per step: a step holds the source's read lock only this long (D-91).
+const PAGES_PER_STEP = 64
+const COUNTED = ['customers', 'orders', 'receipt_lines'] as const
+
+/** The one line a command prints when pg_dump is missing (D-91). */
+export class BackupError extends Error {}
+
+function stamp(ms: number): string {
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z')
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Deletes temporary files left by backups that crashed; a live process's are left alone. */
+function removeStaleTemporaries(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    const match = TEMPORARY_NAME.exec(name)
+    if (match && !isAlive(Number(match[1]))) fs.rmSync(path.join(dir, name), { force: true })
+  }
+}
+
+function fsyncPath(file: string): void {
+  const fd = fs.openSync(file, 'r')
+  try {
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Temp name → synced → final name → directory synced: a crash leaves no final name half written (D-91). */
+function publish(temporary: string, final: string): void {
+  fsyncPath(temporary)
+  if (fs.existsSync(final)) throw new BackupError(`${final} already exists`)
+  fs.renameSync(temporary, final)
+  fsyncPath(path.dirname(final))
+}
+
+/**
+ * Copies a live SQLite database with the backup API in small steps. The read transaction held on
+ * the source keeps one snapshot for the whole copy (WAL: writers go on), so writes by the server
+ * between steps neither restart the copy nor tear it (D-91).
+ */
+async function backupSqlite(file: string, temporary: string): Promise<Omit<BackupResult, 'path'>> {
+  if (file === ':memory:') throw new BackupError('an in-memory SQLite database (sqlite::memory:) cannot be backed up')
+  if (!fs.existsSync(file)) throw new BackupError(`there is no SQLite database at ${file} (DATABASE_URL, or DATA_DIR)`)
+  const source = new BetterSqlite3(file, { fileMustExist: true, timeout: 5000 })
+  try {
+    source.exec('BEGIN')
+    source.prepare('SELECT count(*) FROM sqlite_schema').get()
+    await source.backup(temporary, { progress: () => PAGES_PER_STEP })
+    source.exec('COMMIT')
+  } finally {
+    source.close()
+  }
+  const copy = new BetterSqlite3(temporary, { fileMustExist: true })
+  try {
+    // One self-contained file: no -wal or -shm beside the backup.
+    copy.pragma('journal_mode = DELETE')
+    const check = copy.pragma('integrity_check', { simple: true })
+    if (check !== 'ok') throw new BackupError(`the copy failed its integrity check: ${String(check)}`)
+    return countRows((table) => (copy.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n)
+  } finally {
+    copy.close()
+  }
+}
+
+function countRows(count: (table: (typeof COUNTED)[number]) => number): Omit<BackupResult, 'path'> {
+  return { customers: count('customers'), orders: count('orders'), receipt_lines: count('receipt_lines') }
+}
+
+/** The pg_dump on PATH, or null. */
+function findPgDump(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue
+    const candidate = path.join(dir, 'pg_dump')
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK)
+      return candidate
+    } catch {}
+  }
+  return null
+}
+
+function runPgDump(pgDump: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(pgDump, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      if (code === 0) resolve()
+      else reject(new BackupError(`pg_dump failed: ${stderr.trim().split('\n')[0] ?? `exit status ${code}`}`))
+    })
+  })
+}
+
+/**
+ * pg_dump --format=custom from a snapshot this connection exports, so the printed counts are those
+ * of the dump itself (D-91).
+ */
+async function backupPostgres(url: string, temporary: string): Promise<Omit<BackupResult, 'path'>> {
+  const pgDump = findPgDump()
+  if (pgDump === null) throw new BackupError('a PostgreSQL backup needs the PostgreSQL client tools (pg_dump) on PATH')
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+    const snapshot = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id')).rows[0]!.id
+    const counts: Record<string, number> = {}
+    for (const table of COUNTED) {
+      counts[table] = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n)
+    }
+    await runPgDump(pgDump, ['--format=custom', `--snapshot=${snapshot}`, '--file', temporary, '--dbname', url])
+    await client.query('COMMIT')
+    return countRows((table) => counts[table]!)
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** Takes one backup into `dir` (D-91): temporary name, synced, verified, renamed. */
+export async function takeBackup(settings: BackupSettings, dir: string, clock: Clock): Promise<BackupResult> {
+  ensureDirectory(dir)
+  removeStaleTemporaries(dir)
+  const at = stamp(clock.now())
+  const extension = settings.database.kind === 'sqlite' ? 'db' : 'dump'
+  const temporary = path.join(dir, `.service-ordering-${at}.${process.pid}.tmp`)
+  const final = path.join(dir, `service-ordering-${at}.${extension}`)
+  try {
+    const counts =
+      settings.database.kind === 'sqlite'
+        ? await backupSqlite(settings.database.file, temporary)
+        : await backupPostgres(settings.database.url, temporary)
+    publish(temporary, final)
+    return { path: final, ...counts }
+  } finally {
+    for (const suffix of ['', '-journal', '-wal', '-shm']) fs.rmSync(`${temporary}${suffix}`, { force: true })
+  }
+}
+
+/** Keeps the newest `keep` backups in `dir`; older ones (final names only) are deleted (D-92). */
+export function pruneBackups(dir: string, keep: number): string[] {
+  // The stamp sorts by time; .db and .dump of one moment are both kept or both go.
+  const names = fs
+    .readdirSync(dir)
+    .filter((name) => BACKUP_NAME.test(name))
+    .sort()
+  const old = names.slice(0, Math.max(0, names.length - keep))
+  for (const name of old) fs.rmSync(path.join(dir, name), { force: true })
+  return old
+}

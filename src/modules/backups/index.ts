@@ -1,0 +1,2 @@
+// The backups module: `service-ordering backup` and scheduled backups (D-91, D-92).
+export { BACKUP_USAGE, backupCommand } from './backup.command.js'
