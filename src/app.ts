@@ -8,6 +8,7 @@ import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import { VersionedMemo } from './db/versioned-memo.js'
 import { apiKeyCredentials } from './modules/api-keys/index.js'
+import { type BackupMetrics, registerBackupMetrics } from './modules/backups/index.js'
 import { catalogueModule } from './modules/catalogue/index.js'
 import { customerLoginQuery, customersModule } from './modules/customers/index.js'
 import { type OutboxCounters, registerOutboxMetrics } from './modules/notifications/index.js'
@@ -37,6 +38,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The outbox counters this app's /metrics serves: a dispatcher beside it counts into them (D-71). */
     outboxCounters: OutboxCounters
+    /** With BACKUP_DIR set: the backup metrics this app's /metrics serves; the schedule beside it counts into them (D-92). */
+    backupMetrics: BackupMetrics | null
   }
 }
 
@@ -143,6 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('outboxCounters', outboxCounters)
+  app.decorate('backupMetrics', deps.config.backupDir === null ? null : registerBackupMetrics(metrics))
   limitConnections(app.server, deps.config)
   answerUnusualRequests(app.server)
   registerErrorHandling(app, deps.database.dialect, async (request) =>

@@ -84,6 +84,8 @@ export async function runPrimary(config: Config, options: { drainMs?: number } =
     const env: Record<string, string> = { [WORKER_SLOT_ENV]: String(slot.index) }
     // D-61: one in-process dispatcher per cluster, in slot 0, whatever N is.
     if (slot.index > 0) env.DISPATCHER = 'off'
+    // D-92: scheduled backups likewise in slot 0 only (an empty BACKUP_DIR is unset).
+    if (slot.index > 0) env.BACKUP_DIR = ''
     const worker = cluster.fork(env)
     slot.worker = worker
     slot.startedAt = Date.now()

@@ -7,6 +7,7 @@ import { type Database, openDatabase } from './db/database.js'
 import { isDatabaseFailure } from './db/errors.js'
 import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/index.js'
+import { startBackupSchedule } from './modules/backups/index.js'
 import { contactSelect } from './modules/customers/index.js'
 import { createDispatcher } from './modules/notifications/index.js'
 import { trackedHistoryInsert } from './modules/orders/index.js'
@@ -139,6 +140,9 @@ export async function startServer(
         })
       : null
     dispatcher?.start()
+    // D-92: with BACKUP_DIR set; cluster.ts leaves it unset in all workers but the first.
+    const backups =
+      running.backupMetrics === null ? null : startBackupSchedule({ settings: config, metrics: running.backupMetrics, clock, logger })
     return {
       app: running,
       database,
@@ -148,7 +152,7 @@ export async function startServer(
         const timer = setTimeout(() => running.server.closeAllConnections(), drainMs)
         try {
           // The dispatcher finishes its deliveries in flight beside the requests, before the database closes.
-          await Promise.all([dispatcher?.stop({ drainMs }), running.close()])
+          await Promise.all([dispatcher?.stop({ drainMs }), backups?.stop(), running.close()])
         } finally {
           clearTimeout(timer)
           if (!(await settlesWithin(database.close(), DATABASE_CLOSE_MS))) {
