@@ -6,7 +6,7 @@ import type { Config } from './config.js'
 import { type Database, openDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/index.js'
-import { BACKUP_USAGE, backupCommand } from './modules/backups/index.js'
+import { BACKUP_USAGE, backupCommand, restoreSqlite } from './modules/backups/index.js'
 import { contactSelect } from './modules/customers/index.js'
 import { NOTIFICATIONS_USAGE, outboxCommand, runWorker } from './modules/notifications/index.js'
 import { trackedHistoryInsert } from './modules/orders/index.js'
@@ -27,7 +27,9 @@ commands:
   api-key revoke KEY_ID                       revoke a key at once
   seed --demo                                 add a demo catalogue and customers; prints their
                                               passwords once; running it again adds nothing
-${BACKUP_USAGE}${NOTIFICATIONS_USAGE}`
+${BACKUP_USAGE}  restore FILE                                put a backup in place of the SQLite database (stop
+                                              the server first); keeps the replaced one beside it
+${NOTIFICATIONS_USAGE}`
 
 /** A usage mistake: printed with the usage, exit status 2. */
 class UsageError extends Error {}
@@ -155,6 +157,15 @@ async function main(argv: string[]): Promise<void> {
     case 'worker':
       noArguments(args)
       return runWorker(config, { contact: contactSelect, trackedEntry: trackedHistoryInsert })
+    case 'restore': {
+      const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true })
+      noMoreWords(positionals, 1)
+      const file = positionals[0]
+      if (file === undefined) throw new UsageError('restore needs a FILE')
+      // D-93: a refusal throws; main's handler prints its one line and exits 1.
+      process.stdout.write(await restoreSqlite(config, file))
+      return
+    }
     case 'backup':
       return backupCommand(config, args, (message) => new UsageError(message))
     case 'outbox':

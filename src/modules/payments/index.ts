@@ -2,4 +2,4 @@
 
 export { checkCard, type SealedCard, sealCard } from './card.js'
 export { loadCardKey } from './card-key.js'
-export { checkDataKey } from './data-key-check.js'
+export { checkDataKey, dataKeyFingerprint } from './data-key-check.js'
