@@ -137,6 +137,10 @@ export async function restoreSqlite(config: Config, file: string, now = new Date
   const source = path.resolve(file)
   if (source === live) throw new RestoreRefused(`${file} is the live database itself`)
   checkHeader(source)
+  // loadCardKey would generate a new key here: its fingerprint matches no backup, and the file would stay.
+  if (config.cardEncryptionKey === null && !fs.existsSync(path.join(config.dataDir, 'card-key'))) {
+    throw new RestoreRefused(`no card key: set CARD_ENCRYPTION_KEY or put back ${path.join(config.dataDir, 'card-key')} first`)
+  }
   const fingerprint = dataKeyFingerprint(loadCardKey(config))
   fs.mkdirSync(path.dirname(live), { recursive: true })
   const staged = `${live}.restore-${process.pid}.tmp`
