@@ -1,18 +1,15 @@
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import type { Clock } from '../../common/clock.js'
 import { ensureDirectory } from '../../common/directories.js'
 import type { Config } from '../../config.js'
+import { copySqlite, type RowCounts } from './backup.sqlite-copy.js'
 
 /** What a finished backup is: its final path and the rows it holds (D-91). */
-export interface BackupResult {
+export interface BackupResult extends RowCounts {
   readonly path: string
-  readonly customers: number
-  readonly orders: number
-  readonly receipt_lines: number
 }
 
 export type BackupSettings = Pick<Config, 'database'>
@@ -21,11 +18,9 @@ export type BackupSettings = Pick<Config, 'database'>
 const BACKUP_NAME = /^service-ordering-\d{8}T\d{6}Z\.(db|dump)$/
 // Temporary names: hidden, with the pid of the process writing them, so a stale one is told apart.
 const TEMPORARY_NAME = /^\.service-ordering-\d{8}T\d{6}Z\.(\d+)\.tmp(-journal|-wal|-shm)?$/
-// Pages copied per step: a step holds the source's read lock only this long (D-91).
-const PAGES_PER_STEP = 64
 const COUNTED = ['customers', 'orders', 'receipt_lines'] as const
 
-/** The one line a command prints when pg_dump is missing (D-91). */
+/** A failure said as it is in the one line (D-91): pg_dump missing, a copy that is not sound, no database. */
 export class BackupError extends Error {}
 
 function stamp(ms: number): string {
@@ -53,53 +48,33 @@ function removeStaleTemporaries(dir: string): void {
   }
 }
 
-function fsyncPath(file: string): void {
-  const fd = fs.openSync(file, 'r')
+// Synced through the thread pool: a large copy's fsync does not hold the API's event loop (D-92).
+async function fsyncPath(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r')
   try {
-    fs.fsyncSync(fd)
+    await handle.sync()
   } finally {
-    fs.closeSync(fd)
+    await handle.close()
   }
 }
 
 /** Temp name → synced → final name → directory synced: a crash leaves no final name half written (D-91). */
-function publish(temporary: string, final: string): void {
-  fsyncPath(temporary)
+async function publish(temporary: string, final: string): Promise<void> {
+  await fsyncPath(temporary)
   if (fs.existsSync(final)) throw new BackupError(`${final} already exists`)
   fs.renameSync(temporary, final)
-  fsyncPath(path.dirname(final))
+  await fsyncPath(path.dirname(final))
 }
 
-/**
- * Copies a live SQLite database with the backup API in small steps. The read transaction held on
- * the source keeps one snapshot for the whole copy (WAL: writers go on), so writes by the server
- * between steps neither restart the copy nor tear it (D-91).
- */
-async function backupSqlite(file: string, temporary: string): Promise<Omit<BackupResult, 'path'>> {
+async function backupSqlite(file: string, temporary: string): Promise<RowCounts> {
   if (file === ':memory:') throw new BackupError('an in-memory SQLite database (sqlite::memory:) cannot be backed up')
   if (!fs.existsSync(file)) throw new BackupError(`there is no SQLite database at ${file} (DATABASE_URL, or DATA_DIR)`)
-  const source = new BetterSqlite3(file, { fileMustExist: true, timeout: 5000 })
-  try {
-    source.exec('BEGIN')
-    source.prepare('SELECT count(*) FROM sqlite_schema').get()
-    await source.backup(temporary, { progress: () => PAGES_PER_STEP })
-    source.exec('COMMIT')
-  } finally {
-    source.close()
-  }
-  const copy = new BetterSqlite3(temporary, { fileMustExist: true })
-  try {
-    // One self-contained file: no -wal or -shm beside the backup.
-    copy.pragma('journal_mode = DELETE')
-    const check = copy.pragma('integrity_check', { simple: true })
-    if (check !== 'ok') throw new BackupError(`the copy failed its integrity check: ${String(check)}`)
-    return countRows((table) => (copy.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n)
-  } finally {
-    copy.close()
-  }
+  const copied = await copySqlite(file, temporary)
+  if ('failed' in copied) throw new BackupError(copied.failed)
+  return copied.counts
 }
 
-function countRows(count: (table: (typeof COUNTED)[number]) => number): Omit<BackupResult, 'path'> {
+function countRows(count: (table: (typeof COUNTED)[number]) => number): RowCounts {
   return { customers: count('customers'), orders: count('orders'), receipt_lines: count('receipt_lines') }
 }
 
@@ -135,7 +110,7 @@ function runPgDump(pgDump: string, args: string[]): Promise<void> {
  * pg_dump --format=custom from a snapshot this connection exports, so the printed counts are those
  * of the dump itself (D-91).
  */
-async function backupPostgres(url: string, temporary: string): Promise<Omit<BackupResult, 'path'>> {
+async function backupPostgres(url: string, temporary: string): Promise<RowCounts> {
   const pgDump = findPgDump()
   if (pgDump === null) throw new BackupError('a PostgreSQL backup needs the PostgreSQL client tools (pg_dump) on PATH')
   const client = new pg.Client({ connectionString: url })
@@ -168,7 +143,7 @@ export async function takeBackup(settings: BackupSettings, dir: string, clock: C
       settings.database.kind === 'sqlite'
         ? await backupSqlite(settings.database.file, temporary)
         : await backupPostgres(settings.database.url, temporary)
-    publish(temporary, final)
+    await publish(temporary, final)
     return { path: final, ...counts }
   } finally {
     for (const suffix of ['', '-journal', '-wal', '-shm']) fs.rmSync(`${temporary}${suffix}`, { force: true })
