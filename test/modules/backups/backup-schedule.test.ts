@@ -3,8 +3,12 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { loadConfig } from '../../../src/config.js'
+import { startServer } from '../../../src/http-server.js'
 import { startBackupSchedule } from '../../../src/modules/backups/index.js'
+import { createLogger } from '../../../src/platform/logger.js'
 import { TestApp } from '../../helpers/app.js'
+import { createTestDatabase } from '../../helpers/databases.js'
 import { createCustomer } from '../../helpers/factories.js'
 
 /** Timers that fire only when told: the test moves the schedule on, nothing waits for real time. */
@@ -132,5 +136,36 @@ describe('scheduled backups off without BACKUP_DIR (D-92) [sqlite]', () => {
     assert.equal(t.app.backupMetrics, null)
     const response = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: t.auth.admin } })
     assert.doesNotMatch(response.body, /backup_/)
+  })
+})
+
+describe('the API process with BACKUP_DIR (D-92) [sqlite]', () => {
+  it('should serve the backup metrics from the start, answer /readyz, and close with its schedule', async () => {
+    const test = await createTestDatabase('sqlite')
+    const backups = fs.mkdtempSync(path.join(os.tmpdir(), 'so-server-backups-'))
+    try {
+      const file = test.database.kind === 'sqlite' ? test.database.file : ''
+      const config = loadConfig({
+        DATABASE_URL: `sqlite:${file}`,
+        DATA_DIR: test.dataDir,
+        PORT: '0',
+        DISPATCHER: 'off',
+        BACKUP_DIR: backups
+      })
+      const server = await startServer(config, { logger: createLogger('silent') })
+      try {
+        const text = await (await fetch(`${server.url}/metrics`)).text()
+        assert.equal(metricValue(text, 'backup_last_success_timestamp_seconds'), 0)
+        assert.equal(metricValue(text, 'backup_failures_total'), 0)
+        assert.equal((await fetch(`${server.url}/readyz`)).status, 200)
+      } finally {
+        await server.close(1000)
+      }
+      // The first backup is one interval after the start: none yet.
+      assert.deepEqual(fs.readdirSync(backups), [])
+    } finally {
+      await test.drop()
+      fs.rmSync(backups, { recursive: true, force: true })
+    }
   })
 })
