@@ -91,9 +91,17 @@ function findPgDump(): string | null {
   return null
 }
 
-function runPgDump(pgDump: string, args: string[]): Promise<void> {
+/**
+ * Runs pg_dump with the password in its environment, not on its command line, where any local user
+ * could read it (SECURITY.md: DATABASE_URL carries credentials).
+ */
+function runPgDump(pgDump: string, url: string, args: string[]): Promise<void> {
+  const withoutPassword = new URL(url)
+  const password = decodeURIComponent(withoutPassword.password)
+  withoutPassword.password = ''
+  const env = password === '' ? process.env : { ...process.env, PGPASSWORD: password }
   return new Promise((resolve, reject) => {
-    const child = spawn(pgDump, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(pgDump, [...args, '--dbname', withoutPassword.href], { stdio: ['ignore', 'ignore', 'pipe'], env })
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
@@ -101,7 +109,7 @@ function runPgDump(pgDump: string, args: string[]): Promise<void> {
     child.on('error', reject)
     child.on('close', (code) => {
       if (code === 0) resolve()
-      else reject(new BackupError(`pg_dump failed: ${stderr.trim().split('\n')[0] ?? `exit status ${code}`}`))
+      else reject(new BackupError(`pg_dump failed: ${stderr.trim().split('\n')[0] || `exit status ${code}`}`))
     })
   })
 }
@@ -122,7 +130,7 @@ async function backupPostgres(url: string, temporary: string): Promise<RowCounts
     for (const table of COUNTED) {
       counts[table] = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n)
     }
-    await runPgDump(pgDump, ['--format=custom', `--snapshot=${snapshot}`, '--file', temporary, '--dbname', url])
+    await runPgDump(pgDump, url, ['--format=custom', `--snapshot=${snapshot}`, '--file', temporary])
     await client.query('COMMIT')
     return countRows((table) => counts[table]!)
   } finally {

@@ -183,6 +183,31 @@ if (DIALECTS.includes('postgres')) {
       }
     })
 
+    it('should hand pg_dump the password in its environment, never on its command line', async () => {
+      const bin = temporaryDir()
+      const out = temporaryDir()
+      try {
+        // A stand-in pg_dump that records what it was given and writes an empty dump to --file.
+        const record = path.join(bin, 'record')
+        fs.writeFileSync(
+          path.join(bin, 'pg_dump'),
+          `#!/bin/sh\nprintf '%s\\n' "$*" "$PGPASSWORD" > ${record}\nwhile [ "$1" != --file ]; do shift; done\n: > "$2"\n`,
+          { mode: 0o755 }
+        )
+        const url = new URL(databaseUrl(test))
+        url.password = 's3cret-pw'
+        const result = await run(CLI, ['backup', '--to', out], { ...env, DATABASE_URL: url.href, PATH: bin })
+        assert.equal(result.code, 0, result.stderr)
+        const [args, password] = fs.readFileSync(record, 'utf8').split('\n')
+        assert.doesNotMatch(args!, /s3cret-pw/)
+        assert.match(args!, /--format=custom --snapshot=\S+ --file \S+ --dbname postgres:\/\//)
+        assert.equal(password, 's3cret-pw')
+      } finally {
+        fs.rmSync(bin, { recursive: true, force: true })
+        fs.rmSync(out, { recursive: true, force: true })
+      }
+    })
+
     const pgDumpHere = (process.env.PATH ?? '').split(path.delimiter).some((p) => p !== '' && fs.existsSync(path.join(p, 'pg_dump')))
     it('should write a custom-format dump under the final name when pg_dump is there', {
       skip: !pgDumpHere && 'no pg_dump on PATH'
