@@ -11,6 +11,7 @@ import { serviceReadRoutes, serviceStaffRoutes } from './services.routes.js'
 import { SERVICE_SCHEMAS } from './services.schemas.js'
 import { ServicesService } from './services.service.js'
 
+export { exportCatalogue } from './catalogue.export.repository.js'
 export { decodeEvents, type EventName } from './events.js'
 export { serviceKeyOf, serviceNameKey } from './names.js'
 export { ProgressBar, SERVICE_VIEW_SCHEMAS, ServiceKey, ServiceView } from './services.schemas.js'

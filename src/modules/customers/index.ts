@@ -16,6 +16,7 @@ import { SignInService } from './sign-in.service.js'
 
 export { type Contact, contactSelect } from './contacts.repository.js'
 export { customerLoginQuery } from './credentials.repository.js'
+export { exportCustomers } from './customers.export.repository.js'
 export { seedCustomer } from './customers.seed.js'
 
 /** What the customers module uses of the app context. */

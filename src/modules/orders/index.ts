@@ -13,6 +13,7 @@ import { ReceiptsService } from './receipts.service.js'
 
 export { assertVisible } from './order-rules.js'
 export { type TrackedEntry, trackedHistoryInsert } from './order-writes.repository.js'
+export { exportOrders } from './orders.export.repository.js'
 export { HISTORY_TYPES, type HistoryType } from './orders.table.js'
 
 /** What the orders module uses of the app context. */
