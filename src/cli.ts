@@ -8,6 +8,7 @@ import { migrateToLatest } from './db/migrator.js'
 import { ApiKeysService } from './modules/api-keys/index.js'
 import { BACKUP_USAGE, backupCommand, restoreSqlite } from './modules/backups/index.js'
 import { contactSelect } from './modules/customers/index.js'
+import { EXPORT_USAGE, exportCommand } from './modules/exports/index.js'
 import { NOTIFICATIONS_USAGE, outboxCommand, runWorker } from './modules/notifications/index.js'
 import { trackedHistoryInsert } from './modules/orders/index.js'
 import type { ApiKeyRole } from './platform/principal.js'
@@ -29,7 +30,7 @@ commands:
                                               passwords once; running it again adds nothing
 ${BACKUP_USAGE}  restore FILE                                put a backup in place of the SQLite database (stop
                                               the server first); keeps the replaced one beside it
-${NOTIFICATIONS_USAGE}`
+${EXPORT_USAGE}${NOTIFICATIONS_USAGE}`
 
 /** A usage mistake: printed with the usage, exit status 2. */
 class UsageError extends Error {}
@@ -168,6 +169,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'backup':
       return backupCommand(config, args, (message) => new UsageError(message))
+    case 'export':
+      return exportCommand(config, args, (message) => new UsageError(message))
     case 'outbox':
       return outboxCommand(config, args, (message) => new UsageError(message))
     default:
