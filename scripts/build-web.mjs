@@ -25,7 +25,7 @@ const STALE_LOCK_MS = 180_000
 const args = new Set(process.argv.slice(2))
 
 /** The newest modification time under a folder (sources, HTML, styles, tsconfig). */
-function newest(dir) {
+export function newest(dir) {
   let latest = 0
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue

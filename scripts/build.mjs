@@ -9,21 +9,11 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { upToDate as pagesUpToDate } from './build-web.mjs'
+import { newest, upToDate as pagesUpToDate } from './build-web.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const STAMP = path.join(ROOT, 'dist', '.tsbuildinfo')
 const force = process.argv.includes('--force')
-
-/** The newest modification time of the files under `dir`. */
-function newest(dir) {
-  let latest = 0
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name)
-    latest = Math.max(latest, entry.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs)
-  }
-  return latest
-}
 
 /** Whether dist/ holds a build of every TypeScript source as they are now. */
 function typescriptUpToDate() {

@@ -1,4 +1,5 @@
 import type { EventName } from '../modules/catalogue/index.js'
+import type { SeedCustomer } from '../modules/customers/index.js'
 
 /** One step of a demo service, as create service and add step take it (D-41). */
 export interface DemoStep {
@@ -23,18 +24,7 @@ export interface DemoService {
 }
 
 /** A demo customer; the address is a real US ZIP code with its city and state (D-31). */
-export interface DemoCustomer {
-  first_name: string
-  last_name: string
-  email: string
-  phone: string
-  preference: string
-  street: string
-  apartment: string
-  city: string
-  state: string
-  zip: string
-}
+export type DemoCustomer = SeedCustomer
 
 /** `Sheet set (queen)` → `sheet-set-queen.jpg`. */
 function imageOf(title: string): string {

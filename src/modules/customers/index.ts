@@ -17,7 +17,7 @@ import { SignInService } from './sign-in.service.js'
 export { type Contact, contactSelect } from './contacts.repository.js'
 export { customerLoginQuery } from './credentials.repository.js'
 export { exportCustomers } from './customers.export.repository.js'
-export { seedCustomer } from './customers.seed.js'
+export { type SeedCustomer, seedCustomer } from './customers.seed.js'
 
 /** What the customers module uses of the app context. */
 interface CustomersDeps extends Pick<AppContext, 'database' | 'useCases' | 'clock' | 'dataKey' | 'auth'> {

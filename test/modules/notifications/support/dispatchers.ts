@@ -11,7 +11,7 @@ import type { Dispatcher, DispatcherOptions } from '../../../../src/modules/noti
 import { trackedHistoryInsert } from '../../../../src/modules/orders/index.js'
 import { createLogger } from '../../../../src/platform/logger.js'
 import type { TestApp } from '../../../helpers/app.js'
-import { CLI, nodeArgs, ROOT } from '../../../helpers/processes.js'
+import { CLI, childEnv, nodeArgs, ROOT } from '../../../helpers/processes.js'
 
 /** The data key the tests seal reset links with; the dispatchers they build unseal with it. */
 export const DATA_KEY = randomBytes(32)
@@ -88,30 +88,6 @@ export async function metricValue(t: TestApp, series: string): Promise<number> {
   return line === undefined ? 0 : Number(line.slice(series.length + 1))
 }
 
-// Variables of the service (D-02) and of the test runner that a child must not inherit by accident;
-// NODE_TEST_CONTEXT would make the child report to this test runner instead of running.
-const NOT_INHERITED = [
-  'PORT',
-  'HOST',
-  'DATABASE_URL',
-  'DATA_DIR',
-  'TIME_ZONE',
-  'PUBLIC_URL',
-  'SMTP_URL',
-  'MAIL_FROM',
-  'SMS_WEBHOOK_URL',
-  'WEBHOOK_URL',
-  'WEBHOOK_SECRET',
-  'BOOTSTRAP_API_KEY',
-  'CARD_ENCRYPTION_KEY',
-  'LOG_LEVEL',
-  'TRUST_PROXY',
-  'DISPATCHER',
-  'NODE_ENV',
-  'NODE_TEST_CONTEXT',
-  'NODE_OPTIONS'
-]
-
 /** `service-ordering …` run in a child process, its output collected. */
 export class Cli {
   readonly stdout: string[] = []
@@ -121,11 +97,9 @@ export class Cli {
   private readonly child: ChildProcess
 
   constructor(args: readonly string[], env: Record<string, string>) {
-    const base: NodeJS.ProcessEnv = { ...process.env }
-    for (const name of NOT_INHERITED) delete base[name]
     this.child = spawn(process.execPath, [...nodeArgs(CLI), ...args], {
       cwd: ROOT,
-      env: { ...base, ...env },
+      env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe']
     })
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => this.stdout.push(...chunk.split('\n').filter((l) => l !== '')))
