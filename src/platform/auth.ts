@@ -10,7 +10,7 @@ import type { RateLimitStore } from './rate-limit.js'
 import { addressCounterKey, counterKey, LIMITS } from './rate-limit.rules.js'
 import { addProblems } from './schemas.js'
 
-type StoredApiKey = { role: ApiKeyRole; secret_hash: string; revoked_at: number | null }
+type StoredApiKey = { role: ApiKeyRole; name: string; secret_hash: string; revoked_at: number | null }
 type StoredLogin = { id: string; password_hash: string | null }
 
 /** The stored side of credentials, read by the authenticator on every authenticated request. */
@@ -210,7 +210,7 @@ function keyPrincipal(credentials: BasicCredentials, key: StoredApiKey | undefin
   // The hash is compared even for an unknown key, so a miss costs what a wrong secret costs.
   const matches = constantTimeEqual(sha256Hex(credentials.password), key?.secret_hash ?? UNKNOWN_KEY_HASH)
   if (key === undefined || key.revoked_at !== null || !matches) throw problems.unauthenticated()
-  return { kind: 'key', role: key.role, keyId: credentials.user }
+  return { kind: 'key', role: key.role, keyId: credentials.user, name: key.name }
 }
 
 const CALLER_NAMES: Record<CallerClass, string> = { app: 'app keys', customer: 'customers', staff: 'staff and admin keys' }

@@ -233,7 +233,7 @@ describe('requests admitted at once, without a promise (issue 7)', () => {
 
   /** A store whose kept answers are set by the test, counting the reads it is asked for. */
   function store() {
-    const keys = new Map<string, { role: 'staff'; secret_hash: string; revoked_at: number | null } | undefined>()
+    const keys = new Map<string, { role: 'staff'; name: string; secret_hash: string; revoked_at: number | null } | undefined>()
     const logins = new Map<string, { id: string; password_hash: string | null } | undefined>()
     const reads = { keys: 0, logins: 0 }
     return {
@@ -264,10 +264,15 @@ describe('requests admitted at once, without a promise (issue 7)', () => {
   it('should decide a kept API key at once, refusals too, and read a key not kept', async () => {
     const credentials = store()
     const auth = new Authenticator(credentials, new VerifiedCredentialCache(new ManualClock()), new RateLimiter(new ManualClock()))
-    credentials.keys.set('key_staff', { role: 'staff', secret_hash: sha256Hex(SECRET), revoked_at: null })
-    assert.deepEqual(auth.authenticate(basic('key_staff', SECRET), '10.0.0.1'), { kind: 'key', role: 'staff', keyId: 'key_staff' })
+    credentials.keys.set('key_staff', { role: 'staff', name: 'front desk', secret_hash: sha256Hex(SECRET), revoked_at: null })
+    assert.deepEqual(auth.authenticate(basic('key_staff', SECRET), '10.0.0.1'), {
+      kind: 'key',
+      role: 'staff',
+      keyId: 'key_staff',
+      name: 'front desk'
+    })
     assert.throws(() => auth.authenticate(basic('key_staff', 'a wrong secret'), '10.0.0.1'), { code: 'unauthenticated' })
-    credentials.keys.set('key_staff', { role: 'staff', secret_hash: sha256Hex(SECRET), revoked_at: 1 })
+    credentials.keys.set('key_staff', { role: 'staff', name: 'front desk', secret_hash: sha256Hex(SECRET), revoked_at: 1 })
     assert.throws(() => auth.authenticate(basic('key_staff', SECRET), '10.0.0.1'), { code: 'unauthenticated' })
     // Kept as unknown: refused at once, after the same hash and comparison as a wrong secret.
     credentials.keys.set('key_gone', undefined)

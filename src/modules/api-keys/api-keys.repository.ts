@@ -15,9 +15,9 @@ type NewKey = { id: string; name: string; role: ApiKeyRole; secret_hash: string;
 /** SQL of the api_keys table; statements compiled once per database. */
 export function apiKeysRepository(database: StatementCompiler) {
   const statements = {
-    findForAuth: database.prepare<{ id: string }, { role: ApiKeyRole; secret_hash: string; revoked_at: number | null }>(
+    findForAuth: database.prepare<{ id: string }, { role: ApiKeyRole; name: string; secret_hash: string; revoked_at: number | null }>(
       'apiKeys.findForAuth',
-      (db, param) => db.selectFrom('api_keys').select(['role', 'secret_hash', 'revoked_at']).where('id', '=', param('id'))
+      (db, param) => db.selectFrom('api_keys').select(['role', 'name', 'secret_hash', 'revoked_at']).where('id', '=', param('id'))
     ),
     insert: database.prepare<NewKey, never>('apiKeys.insert', (db, param) =>
       db.insertInto('api_keys').values({

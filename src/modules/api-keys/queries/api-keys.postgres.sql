@@ -10,7 +10,7 @@ from "api_keys"
 where "id" = $1;
 
 -- apiKeys.findForAuth
-select "role", "secret_hash", "revoked_at"
+select "role", "name", "secret_hash", "revoked_at"
 from "api_keys"
 where "id" = $1;
 
