@@ -1,6 +1,8 @@
 import type {
   CreateTransactionResponse,
+  CustomerChanges,
   CustomerCreated,
+  CustomerListResponse,
   CustomerRecord,
   HistoryResponse,
   ItemResponse,
@@ -13,39 +15,29 @@ import type {
   TransactionView
 } from '../shared/api-types'
 import { postJson } from '../shared/http'
+import type { StaffListResponse, StaffView } from '../shared/staff-types'
 
 /** A fresh Idempotency-Key (D-52); getRandomValues works outside secure contexts too. */
-function newIdempotencyKey(): string {
+export function newIdempotencyKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
   return `console-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`
-}
-
-function basicHeader(key: string): string {
-  const bytes = new TextEncoder().encode(key)
-  let binary = ''
-  for (const byte of bytes) binary += String.fromCharCode(byte)
-  return `Basic ${btoa(binary)}`
 }
 
 const segment = encodeURIComponent
 
 /**
- * The public /v1 API as the console calls it: every call with `Authorization: Basic` of the staff
- * key (D-10), every write with a fresh Idempotency-Key so a retried request never acts twice.
+ * The public /v1 API as the console calls it: with the session cookie and this tab's CSRF token, no
+ * Authorization header (D-16); every write with a fresh Idempotency-Key so a retry never acts twice.
  */
 export class Api {
-  private readonly authorization: string
-
-  constructor(key: string) {
-    this.authorization = basicHeader(key)
-  }
+  constructor(private readonly csrfToken: string) {}
 
   private read<T>(path: string, body?: unknown): Promise<T> {
-    return postJson<T>(path, body, { authorization: this.authorization })
+    return postJson<T>(path, body, { 'x-csrf-token': this.csrfToken }, 'same-origin')
   }
 
   private write<T>(path: string, body?: unknown): Promise<T> {
-    return postJson<T>(path, body, { authorization: this.authorization, 'idempotency-key': newIdempotencyKey() })
+    return postJson<T>(path, body, { 'x-csrf-token': this.csrfToken, 'idempotency-key': newIdempotencyKey() }, 'same-origin')
   }
 
   stats = () => this.read<StatsResponse>('/v1/service/stats')
@@ -66,8 +58,17 @@ export class Api {
   search = (query: string) => this.read<SearchResponse>('/v1/customer/search', { query, limit: 10 })
   customer = (id: string) => this.read<CustomerRecord>(`/v1/customer/${segment(id)}`)
   createCustomer = (email: string, zip: string) => this.write<CustomerCreated>('/v1/customer/create', { email, zip })
-  renameCustomer = (id: string, name: string) =>
-    this.write<CustomerRecord>('/v1/customer/update', { customer: { customer_id: id, customer_name: name } })
+  /** D-32, D-34: only the fields sent change; a card goes with all five fields. */
+  updateCustomer = (customer: CustomerChanges) => this.write<CustomerRecord>('/v1/customer/update', { customer })
+  /** Every customer, a page at a time (keyset cursor). */
+  customers = (page: { limit?: number; cursor?: string }) => this.read<CustomerListResponse>('/v1/customer/list', page)
+
+  /** D-15 (admins only): staff accounts. */
+  staff = () => this.read<StaffListResponse>('/v1/staff/list')
+  /** Without `password` the server e-mails an invitation with a set-password link. */
+  createStaff = (body: { email: string; name: string; role: 'admin' | 'staff' }) => this.write<StaffView>('/v1/staff/create', body)
+  updateStaff = (body: { staff_id: string; name?: string; role?: 'admin' | 'staff'; status?: 'active' | 'disabled' }) =>
+    this.write<StaffView>('/v1/staff/update', body)
 
   list = (filter: { customer_id?: string; service_name?: string; status?: 'open' | 'closed'; limit?: number; cursor?: string }) =>
     this.read<ListResponse>('/v1/transaction/list', filter)

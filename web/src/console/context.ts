@@ -1,12 +1,15 @@
 import type { Api } from './api'
+import type { SignedIn } from './session'
 
 /** What every view of the console gets from the shell. */
 export interface Console {
   readonly api: Api
   readonly names: CustomerNames
+  /** Who is signed in (D-16): their id, name and role; the Staff page is for admins. */
+  readonly me: Readonly<Pick<SignedIn, 'staff_id' | 'name' | 'role'>>
   /** Says something in the status line (a polite live region). */
   notify(message: string): void
-  /** Shows why something failed, in `where` (an alert region) or the status line; 401 signs out. */
+  /** Shows why something failed, in `where` (an alert region) or the status line; a lost session signs out. */
   fail(error: unknown, where?: HTMLElement): void
   /** Goes to another page of the console (`#/board/…`), with a message for its status line. */
   go(hash: string, message?: string): void

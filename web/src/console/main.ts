@@ -1,84 +1,56 @@
 import './console.css'
 import { h, replace } from '../shared/dom'
-import { ApiError } from '../shared/http'
+import type { ConsoleConfig } from '../shared/staff-types'
+import { setShopTimeZone } from '../shared/time-zone'
 import { Api } from './api'
 import { renderBoard } from './board'
 import { renderCatalogue } from './catalogue'
 import { type Console, CustomerNames } from './context'
 import { renderCustomers } from './customers'
-import { forgetKey, storedKey } from './session'
-import { renderSignIn } from './signin'
+import { endSession, forgetSession, loadConfig, type SignedIn, storedSession } from './session'
+import { isSetPasswordPage, renderSetPassword } from './set-password'
+import { drawShell, type Frame } from './shell'
+import { renderSignIn, type SignInMessage } from './signin'
+import { renderStaff } from './staff'
 import { renderTransaction } from './transaction'
-import { errorText, UNAUTHORIZED } from './ui'
+import { errorText, sessionLost, UNAUTHORIZED } from './ui'
 
 const root = document.getElementById('app')!
 
-let session: { api: Api; names: CustomerNames } | null = null
+let config: ConsoleConfig | null = null
+let session: { api: Api; names: CustomerNames; me: SignedIn } | null = null
+let frame: Frame | null = null
 let rendering = 0
+let pendingMessage = ''
 
-const SECTIONS = [
-  { hash: '#/board', label: 'Board' },
-  { hash: '#/customers', label: 'Customers' },
-  { hash: '#/catalogue', label: 'Catalogue' }
-] as const
+const SESSION_ENDED = 'Your session has ended (signed out elsewhere, timed out, or the account changed). Sign in again.'
 
-function signIn(api: Api): void {
-  session = { api, names: new CustomerNames(api) }
+function signIn(me: SignedIn): void {
+  const api = new Api(me.csrf_token)
+  session = { api, names: new CustomerNames(api), me }
+  frame = null
   if (location.hash === '' || location.hash === '#' || location.hash === '#/') location.hash = '#/board'
   else void route()
 }
 
-function signOut(message = ''): void {
-  forgetKey()
+/** Back to sign-in: `ended` when the server already ended the session (a 401), else it is ended there too. */
+async function signOut(message: SignInMessage, ended = false): Promise<void> {
+  const me = session?.me ?? null
   session = null
   frame = null
   rendering += 1
-  renderSignIn(root, signIn, message)
+  if (ended) forgetSession()
+  else await endSession(me)
+  // The first admin may have been made meanwhile: ask again whether set-up is needed.
+  config = await loadConfig().catch(() => config)
+  renderSignIn(root, config, signIn, message)
 }
 
-let frame: { view: HTMLElement; status: HTMLElement; links: HTMLAnchorElement[] } | null = null
-let pendingMessage = ''
-
-/** The shell of a signed-in console, drawn once per sign-in: navigation, sign-out, a status line and the page. */
-function shell(): NonNullable<typeof frame> {
+/** The shell of a signed-in console, drawn once per sign-in (shell.ts). */
+function shell(): Frame {
   if (frame !== null && root.contains(frame.view)) return frame
-  const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite', id: 'status' })
-  const view = h('main', { id: 'main', class: 'view' })
-  const links = SECTIONS.map((s) => h('a', { href: s.hash }, s.label))
-  const signOutButton = h('button', { type: 'button', class: 'sign-out', onclick: () => signOut('You are signed out.') }, 'Sign out')
-  replace(
-    root,
-    h(
-      'a',
-      {
-        class: 'skip',
-        href: '#main',
-        onclick: (event: Event) => {
-          event.preventDefault()
-          view.querySelector<HTMLElement>('h1')?.focus()
-        }
-      },
-      'Skip to content'
-    ),
-    h(
-      'header',
-      { class: 'top' },
-      h('p', { class: 'brand' }, 'service-ordering', h('span', {}, ' · staff console')),
-      h(
-        'nav',
-        { 'aria-label': 'Console' },
-        h(
-          'ul',
-          {},
-          links.map((link) => h('li', {}, link))
-        )
-      ),
-      signOutButton
-    ),
-    status,
-    view
-  )
-  frame = { view, status, links }
+  const me = session!.me
+  frame = drawShell(root, config?.shop_name ?? '', me, () => void signOut({ text: 'You are signed out.', tone: 'info' }))
   return frame
 }
 
@@ -97,27 +69,28 @@ async function route(): Promise<void> {
       }
     })
   const active = section === 'transaction' ? '#/board' : `#/${section}`
-  const { view, status, links } = shell()
+  const { view, links, say, clear } = shell()
   for (const link of links) {
     if (link.getAttribute('href') === active) link.setAttribute('aria-current', 'page')
     else link.removeAttribute('aria-current')
   }
-  status.textContent = pendingMessage
+  // A new page starts with an empty status line, or the message its caller left: never a stale one.
+  if (pendingMessage === '') clear()
+  else say(pendingMessage, 'ok')
   pendingMessage = ''
-  const { api, names } = session
+  const { api, names, me } = session
   const context: Console = {
     api,
     names,
-    notify: (message) => {
-      status.textContent = ''
-      // Emptied first, so the same message twice is announced twice.
-      requestAnimationFrame(() => (status.textContent = message))
-    },
+    me,
+    notify: (message) => say(message, 'ok'),
     fail: (error, where) => {
-      if (error instanceof ApiError && error.status === 401) return signOut('Your key is no longer accepted; sign in again.')
+      if (sessionLost(error)) return void signOut({ text: SESSION_ENDED, tone: 'alert' }, true)
       const text = errorText(error)
-      if (where !== undefined) where.textContent = text
-      else status.textContent = text
+      if (where !== undefined) {
+        clear()
+        where.textContent = text
+      } else say(text, 'error')
     },
     go: (hash, message = '') => {
       pendingMessage = message
@@ -132,6 +105,7 @@ async function route(): Promise<void> {
     else if (section === 'transaction' && rest[0] !== undefined) await renderTransaction(context, view, rest[0])
     else if (section === 'customers') await renderCustomers(context, view, rest[0])
     else if (section === 'catalogue') await renderCatalogue(context, view, rest[0])
+    else if (section === 'staff') await renderStaff(context, view)
     else
       replace(
         view,
@@ -140,7 +114,7 @@ async function route(): Promise<void> {
       )
   } catch (error) {
     if (!context.current()) return
-    if (error instanceof ApiError && error.status === 401) return signOut('Your key is no longer accepted; sign in again.')
+    if (sessionLost(error)) return void signOut({ text: SESSION_ENDED, tone: 'alert' }, true)
     replace(
       view,
       h('h1', { class: 'page-title', tabindex: -1 }, 'This page could not be shown'),
@@ -152,9 +126,17 @@ async function route(): Promise<void> {
 
 window.addEventListener('hashchange', () => void route())
 window.addEventListener(UNAUTHORIZED, () => {
-  if (session !== null) signOut('Your key is no longer accepted; sign in again.')
+  if (session !== null) void signOut({ text: SESSION_ENDED, tone: 'alert' }, true)
 })
 
-const key = storedKey()
-if (key === null) renderSignIn(root, signIn)
-else signIn(new Api(key))
+/** Reads the shop's name and time zone, then resumes this tab's session or asks to sign in. */
+async function start(): Promise<void> {
+  config = await loadConfig().catch(() => null)
+  if (config !== null) setShopTimeZone(config.time_zone)
+  if (isSetPasswordPage()) return renderSetPassword(root, config?.shop_name ?? '')
+  const stored = storedSession()
+  if (stored === null) renderSignIn(root, config, signIn)
+  else signIn(stored)
+}
+
+void start()

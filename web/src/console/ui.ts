@@ -1,13 +1,37 @@
 import { h, uid } from '../shared/dom'
 import { ApiError } from '../shared/http'
+import { shopTime } from '../shared/time-zone'
 
-/** Fired on window when a call answers 401: the key is no longer accepted. */
+/** Fired on window when a call shows the session is gone (sessionLost): the shell signs out. */
 export const UNAUTHORIZED = 'console:unauthorized'
+
+/**
+ * Whether a failure means this tab's session is over: 401 (ended, expired, or the account was
+ * disabled), or 403 `csrf_failed` (another sign-in in this browser replaced the cookie), D-16.
+ */
+export function sessionLost(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 401 || (error.status === 403 && error.code === 'csrf_failed'))
+}
+
+/** Waiting time in words: `40 seconds`, `3 minutes`. */
+export function waitText(seconds: number): string {
+  if (seconds < 90) return `${seconds} ${seconds === 1 ? 'second' : 'seconds'}`
+  return `${Math.ceil(seconds / 60)} minutes`
+}
+
+/** Why a sign-in failed, in words (D-16, D-14). */
+export function signInError(error: unknown): string {
+  if (error instanceof ApiError && error.code === 'invalid_login') return 'That e-mail and password do not match an active staff account.'
+  if (error instanceof ApiError && error.code === 'rate_limited')
+    return `Too many sign-in attempts. Wait ${waitText(error.retryAfterSeconds ?? 60)}, then try again.`
+  return errorText(error)
+}
 
 /** A sentence for a person about a failure. */
 export function errorText(error: unknown): string {
   if (error instanceof ApiError) {
-    if (error.code === 'rate_limited') return `Too many requests; try again in ${error.retryAfterSeconds ?? 60} seconds.`
+    if (error.code === 'rate_limited') return `Too many requests; try again in ${waitText(error.retryAfterSeconds ?? 60)}.`
+    if (error.code === 'forbidden') return 'Your role may not do this; ask an admin.'
     return error.detail
   }
   return 'Something went wrong in the console; reload the page and try again.'
@@ -36,8 +60,8 @@ export async function busy(
     await work()
     return true
   } catch (error) {
-    // A key revoked while signed in: the shell signs out (main.ts).
-    if (error instanceof ApiError && error.status === 401) window.dispatchEvent(new CustomEvent(UNAUTHORIZED))
+    // A session that ended while signed in: the shell signs out (main.ts).
+    if (sessionLost(error)) window.dispatchEvent(new CustomEvent(UNAUTHORIZED, { detail: error }))
     else if (fail !== undefined) fail(error)
     else if (alert !== null) alert.textContent = errorText(error)
     return false
@@ -45,6 +69,11 @@ export async function busy(
     button.disabled = false
     button.removeAttribute('aria-busy')
   }
+}
+
+/** The sentence beside times shown or typed: every time in the console is the shop's (D-51). */
+export function zoneNote(): HTMLParagraphElement {
+  return h('p', { class: 'hint zone-note' }, `${shopTime.label}.`)
 }
 
 /** A page heading that takes focus when a page is shown, so keyboard and screen reader users land on it. */

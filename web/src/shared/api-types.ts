@@ -118,6 +118,8 @@ export interface CustomerRecord {
   phone: string
   preference: string
   address: { street: string; apartment: string; city: string; state: string; zipcode: string }
+  /** Whether a card is saved (D-34); nothing else of a card is ever answered. */
+  card_on_file?: boolean
 }
 
 export interface CustomerCreated {
@@ -132,6 +134,30 @@ export interface CustomerCreated {
 
 export interface TrackingLink {
   tracking_url: string
+}
+
+/** One customer of POST /v1/customer/list, browsed in pages. */
+export interface CustomerListEntry {
+  customer_id: string
+  customer_name: string
+  customer_email: string
+  phone: string
+}
+
+export interface CustomerListResponse {
+  customers: CustomerListEntry[]
+  next_cursor: string | null
+}
+
+/** The `customer` object of POST /v1/customer/update: left-out fields stay, "" clears (D-32, D-34). */
+export interface CustomerChanges {
+  customer_id: string
+  customer_name?: string
+  email?: string
+  phone?: string
+  preference?: string
+  address?: { street?: string; apartment?: string; zip?: string }
+  creditcard?: { cc_name: string; cc_number: string; cc_expiration: string; cc_cvv: string; cc_zip: string }
 }
 
 /** What the public tracking page reads: POST /track/{token}/status. */
