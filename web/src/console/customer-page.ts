@@ -5,7 +5,7 @@ import type { Console } from './context'
 import { cardSection } from './customer-card'
 import { detailsSection } from './customer-details'
 import { newOrderSection } from './customer-order'
-import { busy, pageHeading, zoneNote } from './ui'
+import { busy, pageHeading, scrollBox, zoneNote } from './ui'
 
 /** The customer's name for headings: first and last name, or the e-mail while they have none. */
 export function displayName(record: CustomerRecord): string {
@@ -69,21 +69,24 @@ function ordersSection(c: Console, customerId: string, orders: TransactionView[]
       ? h('p', { class: 'empty' }, 'No orders yet.')
       : [
           zoneNote(),
-          h(
-            'table',
-            { class: 'orders' },
+          scrollBox(
             h(
-              'thead',
-              {},
+              'table',
+              { class: 'orders' },
               h(
-                'tr',
+                'thead',
                 {},
-                ['Order', 'Service', 'Step', 'Status', 'Pickup', 'Total'].map((title) =>
-                  h('th', { scope: 'col', class: title === 'Total' ? 'num' : false }, title)
+                h(
+                  'tr',
+                  {},
+                  ['Order', 'Service', 'Step', 'Status', 'Pickup', 'Total'].map((title) =>
+                    h('th', { scope: 'col', class: title === 'Total' ? 'num' : false }, title)
+                  )
                 )
-              )
+              ),
+              rows
             ),
-            rows
+            'orders-title'
           )
         ],
     more

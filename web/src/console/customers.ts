@@ -3,7 +3,7 @@ import { field, h, replace, uid } from '../shared/dom'
 import type { Console } from './context'
 import { newCustomerForm } from './customer-new'
 import { renderCustomerPage } from './customer-page'
-import { busy, pageHeading } from './ui'
+import { busy, pageHeading, scrollBox } from './ui'
 
 const PAGE_SIZE = 20
 
@@ -148,19 +148,22 @@ async function browseSection(c: Console): Promise<HTMLElement> {
     'section',
     { class: 'card', 'aria-labelledby': 'all-customers-title' },
     h('h2', { id: 'all-customers-title' }, 'All customers'),
-    h(
-      'table',
-      { class: 'customers' },
+    scrollBox(
       h(
-        'thead',
-        {},
+        'table',
+        { class: 'customers' },
         h(
-          'tr',
+          'thead',
           {},
-          ['Name', 'E-mail', 'Phone'].map((title) => h('th', { scope: 'col' }, title))
-        )
+          h(
+            'tr',
+            {},
+            ['Name', 'E-mail', 'Phone'].map((title) => h('th', { scope: 'col' }, title))
+          )
+        ),
+        rows
       ),
-      rows
+      'all-customers-title'
     ),
     h('nav', { class: 'pager', 'aria-label': 'Pages of customers' }, previous, where, next),
     alert

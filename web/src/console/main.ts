@@ -8,7 +8,6 @@ import { renderCatalogue } from './catalogue'
 import { type Console, CustomerNames } from './context'
 import { renderCustomers } from './customers'
 import { endSession, forgetSession, loadConfig, type SignedIn, storedSession } from './session'
-import { isSetPasswordPage, renderSetPassword } from './set-password'
 import { drawShell, type Frame } from './shell'
 import { renderSignIn, type SignInMessage } from './signin'
 import { renderStaff } from './staff'
@@ -133,7 +132,6 @@ window.addEventListener(UNAUTHORIZED, () => {
 async function start(): Promise<void> {
   config = await loadConfig().catch(() => null)
   if (config !== null) setShopTimeZone(config.time_zone)
-  if (isSetPasswordPage()) return renderSetPassword(root, config?.shop_name ?? '')
   const stored = storedSession()
   if (stored === null) renderSignIn(root, config, signIn)
   else signIn(stored)

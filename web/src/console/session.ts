@@ -66,8 +66,3 @@ export async function endSession(session: SignedIn | null): Promise<void> {
   if (session === null) return
   await postJson('/console/session/end', undefined, { 'x-csrf-token': session.csrf_token }, 'same-origin').catch(() => undefined)
 }
-
-/** Spends an invitation's token on a first password (D-15). */
-export function setPassword(token: string, password: string): Promise<{ status: string }> {
-  return postJson<{ status: string }>('/console/set-password', { token, password }, {}, 'omit')
-}

@@ -5,7 +5,7 @@ import { shopTime } from '../shared/time-zone'
 import type { Console } from './context'
 import { fieldErrors } from './field-errors'
 import { storedSession, storeSession } from './session'
-import { alertBox, busy, errorText, inputText, pageHeading, zoneNote } from './ui'
+import { alertBox, busy, errorText, inputText, pageHeading, scrollBox, zoneNote } from './ui'
 
 const ROLE_WORDS = { admin: 'Admin', staff: 'Staff' } as const
 
@@ -44,19 +44,22 @@ export async function renderStaff(c: Console, view: HTMLElement): Promise<void> 
         'section',
         { class: 'card', 'aria-labelledby': 'people-title' },
         h('h2', { id: 'people-title' }, 'People'),
-        h(
-          'table',
-          { class: 'staff-table' },
+        scrollBox(
           h(
-            'thead',
-            {},
+            'table',
+            { class: 'staff-table' },
             h(
-              'tr',
+              'thead',
               {},
-              ['Name', 'E-mail', 'Role', 'Status', 'Since', 'Actions'].map((title) => h('th', { scope: 'col' }, title))
-            )
+              h(
+                'tr',
+                {},
+                ['Name', 'E-mail', 'Role', 'Status', 'Since', 'Actions'].map((title) => h('th', { scope: 'col' }, title))
+              )
+            ),
+            rows
           ),
-          rows
+          'people-title'
         ),
         alert,
         zoneNote()

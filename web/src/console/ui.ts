@@ -76,6 +76,14 @@ export function zoneNote(): HTMLParagraphElement {
   return h('p', { class: 'hint zone-note' }, `${shopTime.label}.`)
 }
 
+/**
+ * A wide table that scrolls sideways on a narrow screen; the scrolling box takes keyboard focus
+ * (arrow keys scroll it) and is named by the section's heading.
+ */
+export function scrollBox(table: HTMLTableElement, headingId: string): HTMLDivElement {
+  return h('div', { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-labelledby': headingId }, table)
+}
+
 /** A page heading that takes focus when a page is shown, so keyboard and screen reader users land on it. */
 export function pageHeading(text: string): HTMLHeadingElement {
   return h('h1', { tabindex: -1, class: 'page-title' }, text)
