@@ -21,7 +21,8 @@ const ALL = [
   '0010_folded_name_keys',
   '0011_history_follows',
   '0012_health_probe',
-  '0013_constraint_names'
+  '0013_constraint_names',
+  '0017_history_by'
 ]
 const PROCESSES = 3
 

@@ -1,7 +1,8 @@
 import { wholeNumber } from '../../common/numbers.js'
-import type { Principal } from '../../platform/principal.js'
+import { actorOf, byOf, type Principal } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { MAX_TIMESTAMP, MIN_TIMESTAMP } from './orders.schemas.js'
+import type { Author } from './orders.table.js'
 
 /** D-50: whole seconds between 2000-01-01 and 2100-01-01, as a number or digit text. */
 export function timestampOf(value: number | string, field: string): number {
@@ -20,6 +21,11 @@ export function checkDeliveryAfterPickup(pickup: number, delivery: number): void
 /** D-11: a customer sees only their own orders; another's is answered exactly like a missing one. */
 export function assertVisible(customerId: string, principal: Principal): void {
   if (principal.kind === 'customer' && principal.customerId !== customerId) throw problems.transactionNotFound()
+}
+
+/** Who the history entries of the principal's change name (D-17, D-56): "" by name for a customer. */
+export function authorOf(principal: Principal): Author {
+  return { actor: actorOf(principal), by: byOf(principal) }
 }
 
 /** A whole number in a range from the body, or a 400 naming the field. */

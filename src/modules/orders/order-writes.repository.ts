@@ -2,14 +2,14 @@ import type { Expression, QueryCreator } from 'kysely'
 import type { DB } from '../../db/schema.js'
 import type { Param, StatementCompiler, Tx } from '../../db/statement.js'
 import { stepCounterIn, stepCounterOut, stepCountersMove, stepCountersMoveLocked } from '../catalogue/index.js'
-import { type Actor, type HistoryType, type OrderStatus, STEP_ENTRY_TYPES } from './orders.table.js'
+import { type Author, type HistoryType, type OrderStatus, STEP_ENTRY_TYPES } from './orders.table.js'
 
 /** The parameters of `setStepUpdate`. */
 export type SetStepParams = { id: number; stepId: number; status: OrderStatus; now: number }
 /** The parameters of the update of an order's times, note and status (D-53). */
 export type OrderUpdateParams = { id: number; pickupAt: number; deliveryAt: number; note: string; status: OrderStatus; now: number }
 /** The parameters of `historyInsert`. */
-export type HistoryParams = { orderId: number; at: number; type: HistoryType; position: number; description: string; actor: Actor }
+export type HistoryParams = Author & { orderId: number; at: number; type: HistoryType; position: number; description: string }
 /** The parameters of `orderInsert`: a new order, open at its service's first step (D-50). */
 export type NewOrderParams = {
   publicId: string
@@ -59,7 +59,8 @@ export function historyInsert(db: QueryCreator<DB>, param: Param<HistoryParams>,
     type: param('type'),
     position: param('position'),
     description: param('description'),
-    actor: param('actor')
+    actor: param('actor'),
+    by: param('by')
   })
 }
 
@@ -185,6 +186,7 @@ export function trackedHistoryInsert(db: QueryCreator<DB>, param: Param<TrackedE
     position: param('position'),
     description: param('description'),
     actor: 'system',
+    by: '',
     follows: (eb) =>
       eb.fn.coalesce(
         eb.val(param('follows')),

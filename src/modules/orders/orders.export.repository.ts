@@ -28,7 +28,7 @@ export async function exportOrders(db: Kysely<DB>): Promise<ExportTable[]> {
   const history = await db
     .selectFrom('order_history as h')
     .innerJoin('orders as o', 'o.id', 'h.order_id')
-    .select(['o.public_id', 'h.at', 'h.type', 'h.position', 'h.description', 'h.actor'])
+    .select(['o.public_id', 'h.at', 'h.type', 'h.position', 'h.description', 'h.actor', 'h.by'])
     .orderBy('h.order_id')
     .orderBy('h.id')
     .execute()
@@ -80,8 +80,8 @@ export async function exportOrders(db: Kysely<DB>): Promise<ExportTable[]> {
     },
     {
       file: 'history.csv',
-      columns: ['transaction_id', 'at', 'type', 'position', 'description', 'actor'],
-      rows: history.map((row) => [row.public_id, isoTime(row.at), row.type, row.position, row.description, row.actor])
+      columns: ['transaction_id', 'at', 'type', 'position', 'description', 'actor', 'by'],
+      rows: history.map((row) => [row.public_id, isoTime(row.at), row.type, row.position, row.description, row.actor, row.by])
     }
   ]
 }

@@ -124,7 +124,7 @@ function orderReads(database: StatementCompiler) {
       db
         .selectFrom('orders as o')
         .innerJoin('order_history as h', 'h.order_id', 'o.id')
-        .select(['o.customer_id', 'h.at', 'h.type', 'h.position', 'h.description', 'h.actor'])
+        .select(['o.customer_id', 'h.at', 'h.type', 'h.position', 'h.description', 'h.actor', 'h.by'])
         .where('o.public_id', '=', param('publicId'))
         // Oldest first (D-56) by when each thing happened: a `tracked` entry is written by the
         // dispatcher, possibly after later entries, with the time its step was entered, and sorts

@@ -98,7 +98,7 @@ export function orderRoutes(app: App, orders: OrdersService, list: OrdersList): 
         id: 'getTransactionHistory',
         summary: 'Transaction history',
         description:
-          "What happened to the transaction, oldest first (D-56). A `tracked` entry (a step's `trak` event, actor `system`) is written when the event is delivered, dated when its step was entered, and listed right after the entry of that step.",
+          'What happened to the transaction, oldest first (D-56). A `tracked` entry (a step\'s `trak` event, actor `system`, `by` "") is written when the event is delivered, dated when its step was entered, and listed right after the entry of that step.',
         tags,
         params: TransactionParams,
         response: Ref(HistoryResponse),

@@ -163,7 +163,11 @@ const HistoryEntry = Type.Object(
     type: Type.String({ enum: [...HISTORY_TYPES] }),
     position_number: Type.String({ pattern: '^[0-9]+$' }),
     description: Type.String(),
-    actor: Type.String({ enum: [...ACTORS] })
+    actor: Type.String({ enum: [...ACTORS] }),
+    by: Type.String({
+      description:
+        'Who did it (D-17): the staff member\'s name for a console session, the API key\'s name for a key, "" for customers and the system.'
+    })
   },
   { $id: 'HistoryEntry' }
 )

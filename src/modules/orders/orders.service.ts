@@ -5,11 +5,11 @@ import type { TimeFormatter } from '../../common/time-format.js'
 import type { Database } from '../../db/database.js'
 import type { Tx } from '../../db/statement.js'
 import type { Caller, UseCaseRunner } from '../../platform/idempotency.js'
-import { actorOf, type Principal } from '../../platform/principal.js'
+import type { Principal } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { serviceKeyOf, serviceNameKey } from '../catalogue/index.js'
 import { outboxWriter } from '../notifications/index.js'
-import { assertVisible, checkDeliveryAfterPickup, timestampOf, wholeInRange } from './order-rules.js'
+import { assertVisible, authorOf, checkDeliveryAfterPickup, timestampOf, wholeInRange } from './order-rules.js'
 import { type LockedOrder, type OrdersRepository, ordersRepository } from './orders.repository.js'
 import type {
   CreateTransactionBody,
@@ -20,6 +20,7 @@ import type {
   UpdateTransactionBody,
   UpdateTransactionResponse
 } from './orders.schemas.js'
+import type { Author } from './orders.table.js'
 import { toCreateView, toHistoryView, toTransactionView, toUpdateView } from './orders.views.js'
 import { type StepEntryWriter, stepEntryWriter } from './step-entry.js'
 
@@ -79,7 +80,7 @@ export class OrdersService {
           note,
           now: this.clock.now()
         },
-        { service: { name: service.service_name, stepCount: service.step_count }, step: service.step, actor: actorOf(principal) }
+        { service: { name: service.service_name, stepCount: service.step_count }, step: service.step, author: authorOf(principal) }
       )
       return toCreateView(
         { public_id: publicId, code, service_name: service.service_name, pickup_at: pickup, delivery_at: delivery, note, status: 'open' },
@@ -114,11 +115,11 @@ export class OrdersService {
       const next = { pickup_at: pickup ?? order.pickup_at, delivery_at: delivery ?? order.delivery_at }
       checkDeliveryAfterPickup(next.pickup_at, next.delivery_at)
       const now = this.clock.now()
-      const actor = actorOf(principal)
+      const author = authorOf(principal)
       // Where the order is after this update: its step, or step 1 of a new service.
       let at = { serviceName: order.service_name, position: order.position, description: order.step_description }
       if (serviceKey !== undefined && serviceKey !== serviceNameKey(order.service_name)) {
-        at = await this.changeService(tx, order, serviceKey, actor, now)
+        at = await this.changeService(tx, order, serviceKey, author, now)
       }
       const changed: string[] = []
       if (pickup !== undefined && pickup !== order.pickup_at) changed.push('pickup_timestamp')
@@ -142,7 +143,7 @@ export class OrdersService {
           type: 'updated',
           position: at.position,
           description: `Changed ${changed.join(', ')}`,
-          actor
+          ...author
         })
       }
       if (status !== order.status) {
@@ -152,7 +153,7 @@ export class OrdersService {
           type: status === 'closed' ? 'closed' : 'reopened',
           position: at.position,
           description: at.description,
-          actor
+          ...author
         })
       }
       return toUpdateView(
@@ -167,7 +168,7 @@ export class OrdersService {
     tx: Tx,
     order: LockedOrder,
     serviceKey: string,
-    actor: ReturnType<typeof actorOf>,
+    author: Author,
     now: number
   ): Promise<{ serviceName: string; position: number; description: string }> {
     const service = await this.orders.serviceStart(tx, serviceKey)
@@ -179,7 +180,7 @@ export class OrdersService {
       service: { name: service.service_name, stepCount: service.step_count },
       step: service.step,
       type: 'updated',
-      actor,
+      author,
       now
     })
     return { serviceName: service.service_name, position: service.step.position, description: service.step.description }
@@ -197,7 +198,7 @@ export class OrdersService {
       if (order.status === 'closed') throw problems.transactionClosed()
       if (expected !== undefined && expected !== order.position) throw problems.positionChanged(order.position)
       const now = this.clock.now()
-      const actor = actorOf(caller.principal)
+      const author = authorOf(caller.principal)
       if (order.position >= order.step_count) {
         await this.orders.setStep(tx, order.id, order.step_id, 'closed', now)
         await this.orders.addHistory(tx, {
@@ -206,7 +207,7 @@ export class OrdersService {
           type: 'closed',
           position: order.position,
           description: order.description,
-          actor
+          ...author
         })
         // The receipt is not changed by a move and the order is locked: the view read above is
         // the order now, but for its status.
@@ -219,7 +220,7 @@ export class OrdersService {
         service: { name: order.service_name, stepCount: order.step_count },
         step,
         type: 'moved',
-        actor,
+        author,
         now,
         setsStep: true,
         countsMoveFrom: order.step_id

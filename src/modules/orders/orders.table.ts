@@ -39,6 +39,9 @@ export const STEP_ENTRY_TYPES = ['created', 'moved', 'updated'] as const satisfi
 export const ACTORS = ['staff', 'customer', 'app', 'admin', 'system'] as const
 export type Actor = (typeof ACTORS)[number]
 
+/** Who a history entry says did it (D-56): the actor and, by name (D-17), the staff member or API key. */
+export type Author = { actor: Actor; by: string }
+
 /** `order_history`: what happened to an order, oldest first (D-56). */
 export interface OrderHistoryTable {
   id: Generated<number>
@@ -48,6 +51,8 @@ export interface OrderHistoryTable {
   position: number
   description: string
   actor: Actor
+  // Who did it by name (D-17): the staff member's or API key's; "" for customers and the system.
+  by: Generated<string>
   // A `tracked` entry: the id of the step entry it announces, which it sorts right after (D-56).
   follows: number | null
 }

@@ -130,6 +130,7 @@ export interface HistoryRow {
   position: number
   description: string
   actor: string
+  by: string
 }
 
 /** D-56: the history of one order, oldest first. */
@@ -141,7 +142,8 @@ export function toHistoryView(transactionId: string, rows: readonly HistoryRow[]
       type: row.type,
       position_number: String(row.position),
       description: row.description,
-      actor: row.actor
+      actor: row.actor,
+      by: row.by
     }))
   }
 }

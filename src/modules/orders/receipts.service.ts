@@ -3,9 +3,8 @@ import type { Clock } from '../../common/clock.js'
 import type { TimeFormatter } from '../../common/time-format.js'
 import type { Database } from '../../db/database.js'
 import type { Caller, UseCaseRunner } from '../../platform/idempotency.js'
-import { actorOf } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
-import { assertVisible, parseItemId, wholeInRange } from './order-rules.js'
+import { assertVisible, authorOf, parseItemId, wholeInRange } from './order-rules.js'
 import { type OrdersRepository, ordersRepository } from './orders.repository.js'
 import type { AddToReceiptBody, RemoveFromReceiptBody, TransactionView } from './orders.schemas.js'
 import { receiptLinesOf, toTransactionView } from './orders.views.js'
@@ -56,7 +55,7 @@ export class ReceiptsService {
           type: 'receipt_added',
           position: order.position,
           description: `Added ${quantity} × ${order.item_title!}`,
-          actor: actorOf(caller.principal)
+          ...authorOf(caller.principal)
         }
       )
       if (line.quantity > MAX_LINE_QUANTITY)
@@ -91,7 +90,7 @@ export class ReceiptsService {
         type: 'receipt_removed',
         position: order.position,
         description: `Removed 1 × ${title}`,
-        actor: actorOf(caller.principal)
+        ...authorOf(caller.principal)
       })
       if (quantity <= 1) lines.splice(index, 1)
       else line[2] = quantity - 1

@@ -4,7 +4,7 @@ import { decodeEvents } from '../catalogue/index.js'
 import { type OutboxMessage, type OutboxWriter, outboxRowParams } from '../notifications/index.js'
 import type { HistoryParams, NewOrderParams } from './order-writes.repository.js'
 import type { OrdersRepository } from './orders.repository.js'
-import type { Actor, HistoryType } from './orders.table.js'
+import type { Author, HistoryType } from './orders.table.js'
 import type { StepTarget } from './orders-full-view.repository.js'
 import { ORDER_CODE_CONSTRAINT, stepEntryStatements } from './step-entry.repository.js'
 
@@ -14,7 +14,8 @@ export interface StepEntry {
   service: { name: string; stepCount: number }
   step: StepTarget
   type: Extract<HistoryType, 'created' | 'moved' | 'updated'>
-  actor: Actor
+  /** Who did it (D-17, D-56). */
+  author: Author
   now: number
   /** A move: the order's row is set to the step (open) here too, not by the caller. */
   setsStep?: boolean
@@ -23,7 +24,7 @@ export interface StepEntry {
 }
 
 /** A new order entering its service's first step: what `create` needs beside the order's row. */
-export type NewOrderEntry = Pick<StepEntry, 'service' | 'step' | 'actor'>
+export type NewOrderEntry = Pick<StepEntry, 'service' | 'step' | 'author'>
 
 /**
  * Everything that happens when an order enters a step, in the caller's database transaction: a
@@ -126,7 +127,7 @@ function historyOf(entry: StepEntry): HistoryParams {
     type: entry.type,
     position: entry.step.position,
     description: entry.step.description,
-    actor: entry.actor
+    ...entry.author
   }
 }
 

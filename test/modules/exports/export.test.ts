@@ -60,6 +60,7 @@ describeEachDialect('service-ordering export (D-94)', (t) => {
     ok(await t.post('/v1/receipt/add', { transaction_id: first.transaction_id, item_id: suit, quantity: 3 }))
     ok(await t.post('/v1/receipt/add', { transaction_id: first.transaction_id, item_id: shirt }))
     ok(await t.post('/v1/transaction/move', { customer_id: tricky.id, transaction_id: first.transaction_id }))
+    ok(await t.post('/v1/transaction/update', { transaction_id: second.transaction_id, note: 'Leave at the door' }, { auth: plain.auth! }))
 
     const dir = path.join(newDir(), 'out')
     const result = await run(CLI, ['export', '--to', dir], envOf(t))
@@ -174,7 +175,7 @@ describeEachDialect('service-ordering export (D-94)', (t) => {
           .map((line) => [line.receipt_id, line.item_id, line.title, line.quantity, cents(line.price)])
       )
       const history = ok(await t.post(`/v1/transaction/${order.transaction_id}/history`)) as unknown as {
-        history: { at: string; type: string; position_number: string; description: string; actor: string }[]
+        history: { at: string; type: string; position_number: string; description: string; actor: string; by: string }[]
       }
       assert.deepEqual(
         tables['history.csv']!.filter((r) => r.transaction_id === order.transaction_id).map((r) => ({
@@ -182,11 +183,21 @@ describeEachDialect('service-ordering export (D-94)', (t) => {
           type: r.type,
           position_number: r.position,
           description: r.description,
-          actor: r.actor
+          actor: r.actor,
+          by: r.by
         })),
         history.history
       )
     }
+    // D-17: who did it, by the API key's name; "" for the customer's own change.
+    assert.deepEqual(Object.keys(tables['history.csv']![0]!), ['transaction_id', 'at', 'type', 'position', 'description', 'actor', 'by'])
+    assert.deepEqual(
+      tables['history.csv']!.filter((r) => r.transaction_id === second.transaction_id).map((r) => [r.type, r.actor, r.by]),
+      [
+        ['created', 'staff', 'test staff'],
+        ['updated', 'customer', '']
+      ]
+    )
     assert.equal(tables['receipt_lines.csv']!.length, 2)
     assert.equal(tables['orders.csv']!.find((r) => r.transaction_id === first.transaction_id)!.total_cents, String(3 * 1299 + 350))
 

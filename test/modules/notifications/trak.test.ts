@@ -46,7 +46,7 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     const dispatcher = dispatchers.create({ clock })
     assert.equal(await dispatcher.runOnce(), 1)
     assert.deepEqual(await trackedEntries(t, order.id), [
-      { type: 'tracked', actor: 'system', position: 2, description: 'Washing', at: entered }
+      { type: 'tracked', actor: 'system', by: '', position: 2, description: 'Washing', at: entered }
     ])
     const [row] = await outboxRows(t)
     assert.equal(row!.status, 'delivered')
@@ -88,7 +88,7 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     assert.throws(() => verified(request!, webhookSecret()), /No matching signature/)
     assert.equal(row!.status, 'delivered')
     assert.deepEqual(await trackedEntries(t, order.id), [
-      { type: 'tracked', actor: 'system', position: 3, description: 'Delivered', at: entered }
+      { type: 'tracked', actor: 'system', by: '', position: 3, description: 'Delivered', at: entered }
     ])
   })
 
@@ -121,7 +121,7 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     assert.equal(failed!.last_error, 'the webhook receiver answered HTTP 500')
     // D-60: the history entry does not depend on the webhook.
     assert.deepEqual(await trackedEntries(t, order.id), [
-      { type: 'tracked', actor: 'system', position: 1, description: 'Picked up', at: entered }
+      { type: 'tracked', actor: 'system', by: '', position: 1, description: 'Picked up', at: entered }
     ])
 
     clock.set(failed!.next_attempt_at)
@@ -165,7 +165,7 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     assert.equal(await dispatcher.runOnce(), 1)
     assert.equal((await outboxRows(t))[0]!.status, 'delivered')
     assert.deepEqual(await trackedEntries(t, order.id), [
-      { type: 'tracked', actor: 'system', position: 2, description: 'Washing', at: entered }
+      { type: 'tracked', actor: 'system', by: '', position: 2, description: 'Washing', at: entered }
     ])
   })
 
@@ -227,16 +227,16 @@ describeEachDialect('outbox trak channel (D-60, D-56)', (t) => {
     const dispatcher = dispatchers.create()
     while ((await dispatcher.runOnce()) > 0);
     const expected = [
-      ['created', '1', 'staff'],
-      ['moved', '2', 'staff'],
-      ['tracked', '2', 'system'],
-      ['moved', '3', 'staff'],
-      ['moved', '4', 'staff'],
-      ['tracked', '4', 'system']
+      ['created', '1', 'staff', 'test staff'],
+      ['moved', '2', 'staff', 'test staff'],
+      ['tracked', '2', 'system', ''],
+      ['moved', '3', 'staff', 'test staff'],
+      ['moved', '4', 'staff', 'test staff'],
+      ['tracked', '4', 'system', '']
     ]
     const history = ok(await t.post(`/v1/transaction/${order.transaction_id}/history`)) as { history: Array<Record<string, string>> }
     assert.deepEqual(
-      history.history.map((entry) => [entry.type, entry.position_number, entry.actor]),
+      history.history.map((entry) => [entry.type, entry.position_number, entry.actor, entry.by]),
       expected
     )
     assert.ok(history.history.every((entry) => entry.at === history.history[0]!.at))

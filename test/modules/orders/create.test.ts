@@ -82,6 +82,7 @@ describeEachDialect('create transaction (D-50)', (t) => {
     assert.equal(history.history.length, 1)
     assert.equal(history.history[0].type, 'created')
     assert.equal(history.history[0].actor, 'staff')
+    assert.equal(history.history[0].by, 'test staff')
     const outbox = await t.database.db
       .selectFrom('outbox')
       .innerJoin('orders', 'orders.id', 'outbox.order_id')
@@ -109,10 +110,11 @@ describeEachDialect('create transaction (D-50)', (t) => {
     )
   })
 
-  it('should let a customer create a transaction for themselves, recorded with actor customer', async () => {
+  it('should let a customer create a transaction for themselves, recorded with actor customer and by ""', async () => {
     const created = ok(await t.post('/v1/transaction/create', body(), { auth: f.owner.auth }))
     const history = ok(await t.post(`/v1/transaction/${created.transaction_id}/history`, undefined, { auth: f.owner.auth }))
     assert.equal(history.history[0].actor, 'customer')
+    assert.equal(history.history[0].by, '')
   })
 
   it('should refuse a customer creating a transaction for another customer with 403, changing nothing', async () => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
 import { before, it } from 'node:test'
-import { describeEachDialect } from '../../helpers/app.js'
+import { ApiKeysService } from '../../../src/modules/api-keys/api-keys.service.js'
+import { basic, describeEachDialect } from '../../helpers/app.js'
 import { ok, problem } from '../../helpers/assertions.js'
 import { createOrder, createService } from '../../helpers/factories.js'
-import { orderFixture } from './support.js'
+import { DELIVERY, orderFixture, PICKUP } from './support.js'
 
 describeEachDialect('transaction history (D-56)', (t) => {
   let f: Awaited<ReturnType<typeof orderFixture>>
@@ -11,7 +12,7 @@ describeEachDialect('transaction history (D-56)', (t) => {
     f = await orderFixture(t)
   })
 
-  it('should list what happened oldest first with ISO-8601 UTC times and actors', async () => {
+  it('should list what happened oldest first with ISO-8601 UTC times, actors and who did it', async () => {
     const o = await createOrder(t, f.owner.id, 'Dry Cleaning')
     ok(await t.post('/v1/transaction/update', { transaction_id: o.transaction_id, note: 'n' }, { auth: f.owner.auth }))
     ok(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: o.transaction_id }, { auth: t.auth.admin }))
@@ -20,12 +21,65 @@ describeEachDialect('transaction history (D-56)', (t) => {
     assert.deepEqual(
       history.history.map((h: Record<string, string>) => ({ ...h, at: 'AT' })),
       [
-        { at: 'AT', type: 'created', position_number: '1', description: 'Picked up', actor: 'staff' },
-        { at: 'AT', type: 'updated', position_number: '1', description: 'Changed note', actor: 'customer' },
-        { at: 'AT', type: 'moved', position_number: '2', description: 'Cleaning', actor: 'admin' }
+        { at: 'AT', type: 'created', position_number: '1', description: 'Picked up', actor: 'staff', by: 'test staff' },
+        { at: 'AT', type: 'updated', position_number: '1', description: 'Changed note', actor: 'customer', by: '' },
+        { at: 'AT', type: 'moved', position_number: '2', description: 'Cleaning', actor: 'admin', by: 'test admin' }
       ]
     )
     for (const entry of history.history) assert.match(entry.at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+  })
+
+  it('should name who did each change: an API key by its name, "" for the customer (D-17)', async () => {
+    const keys = new ApiKeysService(t.database, t.clock)
+    const keyNamed = async (role: 'admin' | 'staff', name: string) => {
+      const key = await keys.create(role, name)
+      return basic(key.id, key.secret)
+    }
+    const ada = 'Ada at the counter'
+    const sam = 'Sam, the "van" driver'
+    const admin = await keyNamed('admin', ada)
+    const staff = await keyNamed('staff', sam)
+    const customer = f.owner.auth
+    // Step 1 without events, then with one: a step entry with and without messages (one statement or several).
+    await createService(t, 'Pressing', [{ description: 'Queued', events: [] }])
+    await createService(t, 'Ironing', [{ description: 'Waiting', events: ['email'] }])
+    const body = { customer_id: f.owner.id, service_name: 'Dry Cleaning', pickup_timestamp: PICKUP, delivery_timestamp: DELIVERY }
+    const id: string = ok(await t.post('/v1/transaction/create', body, { auth: staff })).transaction_id
+    const move = async (auth: string) => ok(await t.post('/v1/transaction/move', { customer_id: f.owner.id, transaction_id: id }, { auth }))
+    const receipt = async (op: 'add' | 'remove', item: string, auth: string) =>
+      ok(await t.post(`/v1/receipt/${op}`, { transaction_id: id, item_id: item }, { auth }))
+    const update = async (change: Record<string, string>, auth: string) =>
+      ok(await t.post('/v1/transaction/update', { transaction_id: id, ...change }, { auth }))
+    await move(admin)
+    await receipt('add', f.shirt, staff)
+    await receipt('remove', f.shirt, admin)
+    await receipt('add', f.suit, customer)
+    await receipt('remove', f.suit, customer)
+    await update({ note: 'by the customer' }, customer)
+    await update({ note: 'by the admin', status: 'closed' }, admin)
+    await update({ status: 'open' }, staff)
+    await update({ service_name: 'Pressing' }, admin)
+    await update({ service_name: 'Ironing' }, staff)
+    await move(admin)
+    const history = ok(await t.post(`/v1/transaction/${id}/history`, undefined, { auth: customer }))
+    assert.deepEqual(
+      history.history.map((h: Record<string, string>) => [h.type, h.position_number, h.description, h.actor, h.by]),
+      [
+        ['created', '1', 'Picked up', 'staff', sam],
+        ['moved', '2', 'Cleaning', 'admin', ada],
+        ['receipt_added', '2', 'Added 1 × Shirt', 'staff', sam],
+        ['receipt_removed', '2', 'Removed 1 × Shirt', 'admin', ada],
+        ['receipt_added', '2', 'Added 1 × Suit', 'customer', ''],
+        ['receipt_removed', '2', 'Removed 1 × Suit', 'customer', ''],
+        ['updated', '2', 'Changed note', 'customer', ''],
+        ['updated', '2', 'Changed note', 'admin', ada],
+        ['closed', '2', 'Cleaning', 'admin', ada],
+        ['reopened', '2', 'Cleaning', 'staff', sam],
+        ['updated', '1', 'Queued', 'admin', ada],
+        ['updated', '1', 'Waiting', 'staff', sam],
+        ['closed', '1', 'Waiting', 'admin', ada]
+      ]
+    )
   })
 
   it("should answer 404 for another customer's transaction and for a missing one; 403 for app keys", async () => {

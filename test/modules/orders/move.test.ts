@@ -35,12 +35,12 @@ describeEachDialect('move transaction (D-55)', (t) => {
     problem(await move(o.transaction_id), 'transaction_closed')
     const history = ok(await t.post(`/v1/transaction/${o.transaction_id}/history`))
     assert.deepEqual(
-      history.history.map((h: Record<string, string>) => [h.type, h.position_number, h.description, h.actor]),
+      history.history.map((h: Record<string, string>) => [h.type, h.position_number, h.description, h.actor, h.by]),
       [
-        ['created', '1', 'Picked up', 'staff'],
-        ['moved', '2', 'Cleaning', 'staff'],
-        ['moved', '3', 'Delivered', 'staff'],
-        ['closed', '3', 'Delivered', 'staff']
+        ['created', '1', 'Picked up', 'staff', 'test staff'],
+        ['moved', '2', 'Cleaning', 'staff', 'test staff'],
+        ['moved', '3', 'Delivered', 'staff', 'test staff'],
+        ['closed', '3', 'Delivered', 'staff', 'test staff']
       ]
     )
   })

@@ -205,10 +205,10 @@ describeEachDialect('add to and remove from receipt (D-54)', (t) => {
     ok(await remove(o.transaction_id, f.suit, f.owner.auth))
     const history = ok(await t.post(`/v1/transaction/${o.transaction_id}/history`))
     assert.deepEqual(
-      history.history.slice(1).map((h: Record<string, string>) => [h.type, h.position_number, h.description, h.actor]),
+      history.history.slice(1).map((h: Record<string, string>) => [h.type, h.position_number, h.description, h.actor, h.by]),
       [
-        ['receipt_added', '1', 'Added 2 × Suit', 'staff'],
-        ['receipt_removed', '1', 'Removed 1 × Suit', 'customer']
+        ['receipt_added', '1', 'Added 2 × Suit', 'staff', 'test staff'],
+        ['receipt_removed', '1', 'Removed 1 × Suit', 'customer', '']
       ]
     )
   })

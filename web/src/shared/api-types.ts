@@ -70,6 +70,8 @@ export interface HistoryEntry {
   position_number: string
   description: string
   actor: string
+  /** Who did it by name (D-17): the staff member or API key; "" for customers and the system. */
+  by: string
 }
 
 export interface HistoryResponse {

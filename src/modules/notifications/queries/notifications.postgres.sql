@@ -6,10 +6,10 @@ from "customers"
 where "id" = $1;
 
 -- notifications.tracked
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "follows")
-values ($1, $2, $3, $4, $5, $6, coalesce($7, (select max("h"."id") as "id"
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by", "follows")
+values ($1, $2, $3, $4, $5, $6, $7, coalesce($8, (select max("h"."id") as "id"
       from "order_history" as "h"
-      where "h"."order_id" = $8 and "h"."at" = $9 and "h"."position" = $10 and "h"."type" in ($11, $12, $13))));
+      where "h"."order_id" = $9 and "h"."at" = $10 and "h"."position" = $11 and "h"."type" in ($12, $13, $14))));
 
 -- outbox.backlog
 select "channel", "status", count(*) as "n"

@@ -6,8 +6,8 @@ from "customers"
 where "id" = ?;
 
 -- notifications.tracked
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "follows")
-values (?, ?, ?, ?, ?, ?, coalesce(?, (select max("h"."id") as "id"
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by", "follows")
+values (?, ?, ?, ?, ?, ?, ?, coalesce(?, (select max("h"."id") as "id"
       from "order_history" as "h"
       where "h"."order_id" = ? and "h"."at" = ? and "h"."position" = ? and "h"."type" in (?, ?, ?))));
 

@@ -33,9 +33,9 @@ with "created" as (insert into "orders" ("public_id", "code", "customer_id", "se
   set "order_count" = "order_count" + $12
   where "id" = $13
   returning "id")
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
 values ((select "id"
-    from "created"), $14, $15, $16, $17, $18);
+    from "created"), $14, $15, $16, $17, $18, $19);
 
 -- orders.createEntry.messages1
 with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at")
@@ -43,14 +43,14 @@ with "created" as (insert into "orders" ("public_id", "code", "customer_id", "se
   returning "id"), "counted" as (update "service_steps"
   set "order_count" = "order_count" + $12
   where "id" = $13
-  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
+  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
   values ((select "id"
-      from "created"), $14, $15, $16, $17, $18)
+      from "created"), $14, $15, $16, $17, $18, $19)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($19, $20, $21, (select "id"
-    from "created"), $22, (select "id"
-    from "entry"), $23, $24, $25, $26, $27, $28, $29, $30, $31, $32);
+values ($20, $21, $22, (select "id"
+    from "created"), $23, (select "id"
+    from "entry"), $24, $25, $26, $27, $28, $29, $30, $31, $32, $33);
 
 -- orders.createEntry.messages2
 with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at")
@@ -58,16 +58,16 @@ with "created" as (insert into "orders" ("public_id", "code", "customer_id", "se
   returning "id"), "counted" as (update "service_steps"
   set "order_count" = "order_count" + $12
   where "id" = $13
-  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
+  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
   values ((select "id"
-      from "created"), $14, $15, $16, $17, $18)
+      from "created"), $14, $15, $16, $17, $18, $19)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($19, $20, $21, (select "id"
-    from "created"), $22, (select "id"
-    from "entry"), $23, $24, $25, $26, $27, $28, $29, $30, $31, $32), ($33, $34, $35, (select "id"
-    from "created"), $36, (select "id"
-    from "entry"), $37, $38, $39, $40, $41, $42, $43, $44, $45, $46);
+values ($20, $21, $22, (select "id"
+    from "created"), $23, (select "id"
+    from "entry"), $24, $25, $26, $27, $28, $29, $30, $31, $32, $33), ($34, $35, $36, (select "id"
+    from "created"), $37, (select "id"
+    from "entry"), $38, $39, $40, $41, $42, $43, $44, $45, $46, $47);
 
 -- orders.createEntry.messages3
 with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at")
@@ -75,18 +75,18 @@ with "created" as (insert into "orders" ("public_id", "code", "customer_id", "se
   returning "id"), "counted" as (update "service_steps"
   set "order_count" = "order_count" + $12
   where "id" = $13
-  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
+  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
   values ((select "id"
-      from "created"), $14, $15, $16, $17, $18)
+      from "created"), $14, $15, $16, $17, $18, $19)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($19, $20, $21, (select "id"
-    from "created"), $22, (select "id"
-    from "entry"), $23, $24, $25, $26, $27, $28, $29, $30, $31, $32), ($33, $34, $35, (select "id"
-    from "created"), $36, (select "id"
-    from "entry"), $37, $38, $39, $40, $41, $42, $43, $44, $45, $46), ($47, $48, $49, (select "id"
-    from "created"), $50, (select "id"
-    from "entry"), $51, $52, $53, $54, $55, $56, $57, $58, $59, $60);
+values ($20, $21, $22, (select "id"
+    from "created"), $23, (select "id"
+    from "entry"), $24, $25, $26, $27, $28, $29, $30, $31, $32, $33), ($34, $35, $36, (select "id"
+    from "created"), $37, (select "id"
+    from "entry"), $38, $39, $40, $41, $42, $43, $44, $45, $46, $47), ($48, $49, $50, (select "id"
+    from "created"), $51, (select "id"
+    from "entry"), $52, $53, $54, $55, $56, $57, $58, $59, $60, $61);
 
 -- orders.createStart
 select "s"."id" as "service_id", "s"."name" as "service_name", "s"."step_count", case when exists (select "customers"."id"
@@ -122,19 +122,19 @@ inner join lateral (select "service_steps"."id", "service_steps"."position", "se
 where "orders"."public_id" = $1;
 
 -- orders.history
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values ($1, $2, $3, $4, $5, $6);
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values ($1, $2, $3, $4, $5, $6, $7);
 
 -- orders.historyOf
-select "o"."customer_id", "h"."at", "h"."type", "h"."position", "h"."description", "h"."actor"
+select "o"."customer_id", "h"."at", "h"."type", "h"."position", "h"."description", "h"."actor", "h"."by"
 from "orders" as "o"
 inner join "order_history" as "h" on "h"."order_id" = "o"."id"
 where "o"."public_id" = $1
 order by "h"."at", coalesce("h"."follows", "h"."id"), "h"."id";
 
 -- orders.historyWithId
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values ($1, $2, $3, $4, $5, $6)
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values ($1, $2, $3, $4, $5, $6, $7)
 returning "id";
 
 -- orders.insert
@@ -1111,8 +1111,8 @@ with "moved" as (with "step_locks" as (select "id"
   where "id" in (select "step_locks"."id"
     from "step_locks")
   returning "service_steps"."id")
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values ($4, $5, $6, $7, $8, $9);
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values ($4, $5, $6, $7, $8, $9, $10);
 
 -- orders.stepEntry.countMove.messages1
 with "moved" as (with "step_locks" as (select "id"
@@ -1124,12 +1124,12 @@ with "moved" as (with "step_locks" as (select "id"
   set "order_count" = "order_count" + case when "id" = $3 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
-  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($4, $5, $6, $7, $8, $9)
+  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($4, $5, $6, $7, $8, $9, $10)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($10, $11, $12, $13, $14, (select "id"
-    from "entry"), $15, $16, $17, $18, $19, $20, $21, $22, $23, $24);
+values ($11, $12, $13, $14, $15, (select "id"
+    from "entry"), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25);
 
 -- orders.stepEntry.countMove.messages2
 with "moved" as (with "step_locks" as (select "id"
@@ -1141,13 +1141,13 @@ with "moved" as (with "step_locks" as (select "id"
   set "order_count" = "order_count" + case when "id" = $3 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
-  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($4, $5, $6, $7, $8, $9)
+  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($4, $5, $6, $7, $8, $9, $10)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($10, $11, $12, $13, $14, (select "id"
-    from "entry"), $15, $16, $17, $18, $19, $20, $21, $22, $23, $24), ($25, $26, $27, $28, $29, (select "id"
-    from "entry"), $30, $31, $32, $33, $34, $35, $36, $37, $38, $39);
+values ($11, $12, $13, $14, $15, (select "id"
+    from "entry"), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25), ($26, $27, $28, $29, $30, (select "id"
+    from "entry"), $31, $32, $33, $34, $35, $36, $37, $38, $39, $40);
 
 -- orders.stepEntry.countMove.messages3
 with "moved" as (with "step_locks" as (select "id"
@@ -1159,45 +1159,45 @@ with "moved" as (with "step_locks" as (select "id"
   set "order_count" = "order_count" + case when "id" = $3 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
-  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($4, $5, $6, $7, $8, $9)
+  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($4, $5, $6, $7, $8, $9, $10)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($10, $11, $12, $13, $14, (select "id"
-    from "entry"), $15, $16, $17, $18, $19, $20, $21, $22, $23, $24), ($25, $26, $27, $28, $29, (select "id"
-    from "entry"), $30, $31, $32, $33, $34, $35, $36, $37, $38, $39), ($40, $41, $42, $43, $44, (select "id"
-    from "entry"), $45, $46, $47, $48, $49, $50, $51, $52, $53, $54);
+values ($11, $12, $13, $14, $15, (select "id"
+    from "entry"), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25), ($26, $27, $28, $29, $30, (select "id"
+    from "entry"), $31, $32, $33, $34, $35, $36, $37, $38, $39, $40), ($41, $42, $43, $44, $45, (select "id"
+    from "entry"), $46, $47, $48, $49, $50, $51, $52, $53, $54, $55);
 
 -- orders.stepEntry.messages0
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values ($1, $2, $3, $4, $5, $6);
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values ($1, $2, $3, $4, $5, $6, $7);
 
 -- orders.stepEntry.messages1
-with "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($1, $2, $3, $4, $5, $6)
+with "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($1, $2, $3, $4, $5, $6, $7)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($7, $8, $9, $10, $11, (select "id"
-    from "entry"), $12, $13, $14, $15, $16, $17, $18, $19, $20, $21);
+values ($8, $9, $10, $11, $12, (select "id"
+    from "entry"), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22);
 
 -- orders.stepEntry.messages2
-with "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($1, $2, $3, $4, $5, $6)
+with "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($1, $2, $3, $4, $5, $6, $7)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($7, $8, $9, $10, $11, (select "id"
-    from "entry"), $12, $13, $14, $15, $16, $17, $18, $19, $20, $21), ($22, $23, $24, $25, $26, (select "id"
-    from "entry"), $27, $28, $29, $30, $31, $32, $33, $34, $35, $36);
+values ($8, $9, $10, $11, $12, (select "id"
+    from "entry"), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22), ($23, $24, $25, $26, $27, (select "id"
+    from "entry"), $28, $29, $30, $31, $32, $33, $34, $35, $36, $37);
 
 -- orders.stepEntry.messages3
-with "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($1, $2, $3, $4, $5, $6)
+with "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($1, $2, $3, $4, $5, $6, $7)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($7, $8, $9, $10, $11, (select "id"
-    from "entry"), $12, $13, $14, $15, $16, $17, $18, $19, $20, $21), ($22, $23, $24, $25, $26, (select "id"
-    from "entry"), $27, $28, $29, $30, $31, $32, $33, $34, $35, $36), ($37, $38, $39, $40, $41, (select "id"
-    from "entry"), $42, $43, $44, $45, $46, $47, $48, $49, $50, $51);
+values ($8, $9, $10, $11, $12, (select "id"
+    from "entry"), $13, $14, $15, $16, $17, $18, $19, $20, $21, $22), ($23, $24, $25, $26, $27, (select "id"
+    from "entry"), $28, $29, $30, $31, $32, $33, $34, $35, $36, $37), ($38, $39, $40, $41, $42, (select "id"
+    from "entry"), $43, $44, $45, $46, $47, $48, $49, $50, $51, $52);
 
 -- orders.stepEntry.setStep.countMove.messages0
 with "entered" as (update "orders"
@@ -1213,8 +1213,8 @@ with "entered" as (update "orders"
   where "id" in (select "step_locks"."id"
     from "step_locks")
   returning "service_steps"."id")
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values ($8, $9, $10, $11, $12, $13);
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values ($8, $9, $10, $11, $12, $13, $14);
 
 -- orders.stepEntry.setStep.countMove.messages1
 with "entered" as (update "orders"
@@ -1229,12 +1229,12 @@ with "entered" as (update "orders"
   set "order_count" = "order_count" + case when "id" = $7 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
-  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($8, $9, $10, $11, $12, $13)
+  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($8, $9, $10, $11, $12, $13, $14)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($14, $15, $16, $17, $18, (select "id"
-    from "entry"), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28);
+values ($15, $16, $17, $18, $19, (select "id"
+    from "entry"), $20, $21, $22, $23, $24, $25, $26, $27, $28, $29);
 
 -- orders.stepEntry.setStep.countMove.messages2
 with "entered" as (update "orders"
@@ -1249,13 +1249,13 @@ with "entered" as (update "orders"
   set "order_count" = "order_count" + case when "id" = $7 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
-  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($8, $9, $10, $11, $12, $13)
+  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($8, $9, $10, $11, $12, $13, $14)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($14, $15, $16, $17, $18, (select "id"
-    from "entry"), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28), ($29, $30, $31, $32, $33, (select "id"
-    from "entry"), $34, $35, $36, $37, $38, $39, $40, $41, $42, $43);
+values ($15, $16, $17, $18, $19, (select "id"
+    from "entry"), $20, $21, $22, $23, $24, $25, $26, $27, $28, $29), ($30, $31, $32, $33, $34, (select "id"
+    from "entry"), $35, $36, $37, $38, $39, $40, $41, $42, $43, $44);
 
 -- orders.stepEntry.setStep.countMove.messages3
 with "entered" as (update "orders"
@@ -1270,58 +1270,58 @@ with "entered" as (update "orders"
   set "order_count" = "order_count" + case when "id" = $7 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
-  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($8, $9, $10, $11, $12, $13)
+  returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($8, $9, $10, $11, $12, $13, $14)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($14, $15, $16, $17, $18, (select "id"
-    from "entry"), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28), ($29, $30, $31, $32, $33, (select "id"
-    from "entry"), $34, $35, $36, $37, $38, $39, $40, $41, $42, $43), ($44, $45, $46, $47, $48, (select "id"
-    from "entry"), $49, $50, $51, $52, $53, $54, $55, $56, $57, $58);
+values ($15, $16, $17, $18, $19, (select "id"
+    from "entry"), $20, $21, $22, $23, $24, $25, $26, $27, $28, $29), ($30, $31, $32, $33, $34, (select "id"
+    from "entry"), $35, $36, $37, $38, $39, $40, $41, $42, $43, $44), ($45, $46, $47, $48, $49, (select "id"
+    from "entry"), $50, $51, $52, $53, $54, $55, $56, $57, $58, $59);
 
 -- orders.stepEntry.setStep.messages0
 with "entered" as (update "orders"
   set "step_id" = $1, "status" = $2, "updated_at" = $3
   where "id" = $4
   returning "id")
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values ($5, $6, $7, $8, $9, $10);
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values ($5, $6, $7, $8, $9, $10, $11);
 
 -- orders.stepEntry.setStep.messages1
 with "entered" as (update "orders"
   set "step_id" = $1, "status" = $2, "updated_at" = $3
   where "id" = $4
-  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($5, $6, $7, $8, $9, $10)
+  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($5, $6, $7, $8, $9, $10, $11)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($11, $12, $13, $14, $15, (select "id"
-    from "entry"), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25);
+values ($12, $13, $14, $15, $16, (select "id"
+    from "entry"), $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);
 
 -- orders.stepEntry.setStep.messages2
 with "entered" as (update "orders"
   set "step_id" = $1, "status" = $2, "updated_at" = $3
   where "id" = $4
-  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($5, $6, $7, $8, $9, $10)
+  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($5, $6, $7, $8, $9, $10, $11)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($11, $12, $13, $14, $15, (select "id"
-    from "entry"), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25), ($26, $27, $28, $29, $30, (select "id"
-    from "entry"), $31, $32, $33, $34, $35, $36, $37, $38, $39, $40);
+values ($12, $13, $14, $15, $16, (select "id"
+    from "entry"), $17, $18, $19, $20, $21, $22, $23, $24, $25, $26), ($27, $28, $29, $30, $31, (select "id"
+    from "entry"), $32, $33, $34, $35, $36, $37, $38, $39, $40, $41);
 
 -- orders.stepEntry.setStep.messages3
 with "entered" as (update "orders"
   set "step_id" = $1, "status" = $2, "updated_at" = $3
   where "id" = $4
-  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($5, $6, $7, $8, $9, $10)
+  returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($5, $6, $7, $8, $9, $10, $11)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($11, $12, $13, $14, $15, (select "id"
-    from "entry"), $16, $17, $18, $19, $20, $21, $22, $23, $24, $25), ($26, $27, $28, $29, $30, (select "id"
-    from "entry"), $31, $32, $33, $34, $35, $36, $37, $38, $39, $40), ($41, $42, $43, $44, $45, (select "id"
-    from "entry"), $46, $47, $48, $49, $50, $51, $52, $53, $54, $55);
+values ($12, $13, $14, $15, $16, (select "id"
+    from "entry"), $17, $18, $19, $20, $21, $22, $23, $24, $25, $26), ($27, $28, $29, $30, $31, (select "id"
+    from "entry"), $32, $33, $34, $35, $36, $37, $38, $39, $40, $41), ($42, $43, $44, $45, $46, (select "id"
+    from "entry"), $47, $48, $49, $50, $51, $52, $53, $54, $55, $56);
 
 -- orders.update
 update "orders"
@@ -1336,11 +1336,11 @@ set "quantity" = "receipt_lines"."quantity" + "excluded"."quantity"
 returning "id", "quantity";
 
 -- receipts.addWithHistory
-with "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-  values ($1, $2, $3, $4, $5, $6)
+with "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+  values ($1, $2, $3, $4, $5, $6, $7)
   returning "id")
 insert into "receipt_lines" ("order_id", "item_id", "unit_price_cents", "quantity", "created_at")
-values ($7, $8, $9, $10, $11)
+values ($8, $9, $10, $11, $12)
 on conflict ("order_id", "item_id") do update
 set "quantity" = "receipt_lines"."quantity" + "excluded"."quantity"
 returning "id", "quantity";
@@ -1355,5 +1355,5 @@ delete from "receipt_lines"
 where "id" = $1;
 
 -- receipts.history
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values ($1, $2, $3, $4, $5, $6);
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values ($1, $2, $3, $4, $5, $6, $7);

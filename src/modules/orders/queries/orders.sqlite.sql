@@ -45,19 +45,19 @@ inner join "service_steps" on "service_steps"."id" = "orders"."step_id"
 where "orders"."public_id" = ?;
 
 -- orders.history
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values (?, ?, ?, ?, ?, ?);
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values (?, ?, ?, ?, ?, ?, ?);
 
 -- orders.historyOf
-select "o"."customer_id", "h"."at", "h"."type", "h"."position", "h"."description", "h"."actor"
+select "o"."customer_id", "h"."at", "h"."type", "h"."position", "h"."description", "h"."actor", "h"."by"
 from "orders" as "o"
 inner join "order_history" as "h" on "h"."order_id" = "o"."id"
 where "o"."public_id" = ?
 order by "h"."at", coalesce("h"."follows", "h"."id"), "h"."id";
 
 -- orders.historyWithId
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values (?, ?, ?, ?, ?, ?)
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values (?, ?, ?, ?, ?, ?, ?)
 returning "id";
 
 -- orders.insert
@@ -710,5 +710,5 @@ delete from "receipt_lines"
 where "id" = ?;
 
 -- receipts.history
-insert into "order_history" ("order_id", "at", "type", "position", "description", "actor")
-values (?, ?, ?, ?, ?, ?);
+insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
+values (?, ?, ?, ?, ?, ?, ?);

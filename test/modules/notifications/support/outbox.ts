@@ -178,7 +178,7 @@ export function outboxRows(t: TestApp): Promise<OutboxRow[]> {
 export function trackedEntries(t: TestApp, orderId: number) {
   return t.database.db
     .selectFrom('order_history')
-    .select(['type', 'actor', 'position', 'description', 'at'])
+    .select(['type', 'actor', 'by', 'position', 'description', 'at'])
     .where('order_id', '=', orderId)
     .where('type', '=', 'tracked')
     .orderBy('id')
