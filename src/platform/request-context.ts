@@ -3,12 +3,23 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { App } from './app-types.js'
 import type { Metrics } from './metrics.js'
+import type { Principal } from './principal.js'
 import { problems } from './problems.js'
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const V1_PATH = /^\/v1(?:[/?]|$)/
 
 const REQUEST_ID = Symbol('request id')
+
+/** The fields of a request's log line (D-73); the caller's id when it is a key or a staff session (D-17). */
+interface RequestLine {
+  method: string
+  route: string
+  status: number
+  ms: number
+  key_id?: string
+  staff_id?: string
+}
 
 /**
  * The caller's X-Request-Id when it is sane, else a fresh one (D-73). Kept on the request, so that
@@ -70,7 +81,12 @@ function recordResponse(metrics: Metrics, request: FastifyRequest, reply: Fastif
   const route = request.routeOptions.url ?? 'unmatched'
   const ms = reply.elapsedTime
   metrics.observeRequest(route, request.method, reply.statusCode, ms / 1000)
-  request.log.info({ method: request.method, route, status: reply.statusCode, ms: Math.round(ms * 100) / 100 }, 'request completed')
+  const line: RequestLine = { method: request.method, route, status: reply.statusCode, ms: Math.round(ms * 100) / 100 }
+  // D-17: who made the request, by id (never a secret); only admitted requests have a principal.
+  const principal = request.principal as Principal | undefined
+  if (principal?.kind === 'key') line.key_id = principal.keyId
+  else if (principal?.kind === 'staff') line.staff_id = principal.staffId
+  request.log.info(line, 'request completed')
 }
 
 /** Per-request headers, log line and metric sample, for every request that reaches routing. */

@@ -3,6 +3,7 @@ import { it } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { basic, describeEachDialect } from '../helpers/app.js'
 import { ok, problem } from '../helpers/assertions.js'
+import { createCustomer } from '../helpers/factories.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -96,6 +97,23 @@ describeEachDialect('request ids, logs and response headers (D-73)', (t) => {
       const parsed = JSON.parse(raw) as Record<string, unknown>
       if (parsed.msg === 'request completed') assert.equal(typeof parsed.request_id, 'string')
     }
+  })
+
+  it('should name the API key of a request by its id in the log line, and no caller for a customer or an unadmitted request (D-17)', async () => {
+    const keyId = Buffer.from(t.auth.admin.slice('Basic '.length), 'base64').toString('utf8').split(':')[0]!
+    const callers = (id: string) => linesOf(id).map((line) => [line.msg, line.status, line.key_id, line.staff_id])
+    ok(await t.post('/v1/service/stats', undefined, { auth: t.auth.admin, headers: { 'x-request-id': 'log-key-1' } }))
+    assert.deepEqual(callers('log-key-1'), [['request completed', 200, keyId, undefined]])
+    // A key refused by its role (D-12), a request without credentials, and one outside /v1 name no caller.
+    problem(await t.post('/v1/service/stats', undefined, { auth: t.auth.app, headers: { 'x-request-id': 'log-key-2' } }), 'forbidden')
+    assert.deepEqual(callers('log-key-2'), [['request completed', 403, undefined, undefined]])
+    problem(await t.post('/v1/service/stats', undefined, { auth: null, headers: { 'x-request-id': 'log-key-3' } }), 'unauthenticated')
+    assert.deepEqual(callers('log-key-3'), [['request completed', 401, undefined, undefined]])
+    await t.post('/healthz', undefined, { method: 'GET', auth: null, headers: { 'x-request-id': 'log-key-4' } })
+    assert.deepEqual(callers('log-key-4'), [['request completed', 200, undefined, undefined]])
+    const customer = await createCustomer(t, { password: 'customer password 1' })
+    ok(await t.post(`/v1/customer/${customer.id}`, undefined, { auth: customer.auth!, headers: { 'x-request-id': 'log-key-5' } }))
+    assert.deepEqual(callers('log-key-5'), [['request completed', 200, undefined, undefined]])
   })
 
   it('should never log Authorization headers, passwords or secrets', async () => {
