@@ -1,4 +1,7 @@
 import type {
+  BoardResponse,
+  CatalogueService,
+  CatalogueServicesResponse,
   CreateTransactionResponse,
   CustomerChanges,
   CustomerCreated,
@@ -9,10 +12,10 @@ import type {
   ItemsResponse,
   ListResponse,
   SearchResponse,
-  ServiceView,
   StatsResponse,
   TrackingLink,
-  TransactionView
+  TransactionView,
+  UpdatedTransaction
 } from '../shared/api-types'
 import { postJson } from '../shared/http'
 import type { StaffListResponse, StaffView } from '../shared/staff-types'
@@ -41,12 +44,23 @@ export class Api {
   }
 
   stats = () => this.read<StatsResponse>('/v1/service/stats')
-  step = (service: string, position: number) => this.read<ServiceView>(`/v1/service/${segment(service)}/${position}`)
   items = (service: string) => this.read<ItemsResponse>(`/v1/service/${segment(service)}`)
-  createService = (body: { service_name: string; description: string; button_title: string; events: string[]; image_title?: string }) =>
-    this.write<{ message: string }>('/v1/service/create', body)
-  addStep = (body: { service_name: string; description: string; button_title: string; events: string[]; position_number?: number }) =>
-    this.write<{ service_name: string; description: string; position: string }>('/v1/service/add', body)
+  createService = (body: {
+    service_name: string
+    description: string
+    button_title: string
+    events: string[]
+    image_title?: string
+    expected_minutes?: number | null
+  }) => this.write<{ message: string }>('/v1/service/create', body)
+  addStep = (body: {
+    service_name: string
+    description: string
+    button_title: string
+    events: string[]
+    position_number?: number
+    expected_minutes?: number | null
+  }) => this.write<{ service_name: string; description: string; position: string }>('/v1/service/add', body)
   removeStep = (service: string, position: number) =>
     this.write<{ message: string }>('/v1/service/remove', { service_name: service, position_number: position })
   createItem = (body: { service_name: string; title: string; price: number; group?: string; image_url?: string }) =>
@@ -54,6 +68,18 @@ export class Api {
   updateItem = (body: { item_id: string; title?: string; price?: number; group?: string }) =>
     this.write<ItemResponse>('/v1/item/update', body)
   removeItem = (itemId: string) => this.write<ItemResponse>('/v1/item/remove', { item_id: itemId })
+  /** D-47: every service with all its steps, in one call. */
+  catalogue = () => this.read<CatalogueServicesResponse>('/v1/catalogue/services')
+  updateService = (body: { service_name: string; new_name?: string; image_title?: string }) =>
+    this.write<CatalogueService>('/v1/catalogue/service/update', body)
+  updateStep = (body: {
+    service_name: string
+    position_number: number
+    description?: string
+    button_title?: string
+    events?: string[]
+    expected_minutes?: number | null
+  }) => this.write<CatalogueService>('/v1/catalogue/step/update', body)
 
   search = (query: string) => this.read<SearchResponse>('/v1/customer/search', { query, limit: 10 })
   customer = (id: string) => this.read<CustomerRecord>(`/v1/customer/${segment(id)}`)
@@ -70,8 +96,14 @@ export class Api {
   updateStaff = (body: { staff_id: string; name?: string; role?: 'admin' | 'staff'; status?: 'active' | 'disabled' }) =>
     this.write<StaffView>('/v1/staff/update', body)
 
-  list = (filter: { customer_id?: string; service_name?: string; status?: 'open' | 'closed'; limit?: number; cursor?: string }) =>
-    this.read<ListResponse>('/v1/transaction/list', filter)
+  list = (filter: {
+    customer_id?: string
+    service_name?: string
+    position_number?: number
+    status?: 'open' | 'closed'
+    limit?: number
+    cursor?: string
+  }) => this.read<ListResponse>('/v1/transaction/list', filter)
   transaction = (id: string) => this.read<TransactionView>(`/v1/transaction/${segment(id)}`)
   history = (id: string) => this.read<HistoryResponse>(`/v1/transaction/${segment(id)}/history`)
   createTransaction = (body: {
@@ -81,29 +113,25 @@ export class Api {
     delivery_timestamp: number
     notes: string
   }) => this.write<CreateTransactionResponse>('/v1/transaction/create', body)
-  updateNote = (id: string, note: string) => this.write<{ note: string }>('/v1/transaction/update', { transaction_id: id, note })
+  /** D-53: only the fields sent change; a new service_name restarts the order at step 1. */
+  updateTransaction = (body: {
+    transaction_id: string
+    service_name?: string
+    pickup_timestamp?: number
+    delivery_timestamp?: number
+    note?: string
+    status?: 'open' | 'closed'
+  }) => this.write<UpdatedTransaction>('/v1/transaction/update', body)
   /** D-55: with the step the board showed, so a second tap (or a colleague's) cannot move it twice. */
-  move = (order: TransactionView) =>
-    this.write<TransactionView>('/v1/transaction/move', {
-      customer_id: order.customer_id,
-      transaction_id: order.transaction_id,
-      position_number: Number(order.service.position.position_number)
-    })
-  addToReceipt = (id: string, itemId: string) => this.write<TransactionView>('/v1/receipt/add', { transaction_id: id, item_id: itemId })
+  move = (order: { customer_id: string; transaction_id: string; position_number: number }) =>
+    this.write<TransactionView>('/v1/transaction/move', order)
+  board = (service: string, filter = '') =>
+    this.read<BoardResponse>('/v1/transaction/board', { service_name: service, ...(filter === '' ? {} : { filter }) })
+  /** D-54: `quantity` (1 to 999) of the item at once. */
+  addToReceipt = (id: string, itemId: string, quantity = 1) =>
+    this.write<TransactionView>('/v1/receipt/add', { transaction_id: id, item_id: itemId, quantity })
   removeFromReceipt = (id: string, itemId: string) =>
     this.write<TransactionView>('/v1/receipt/remove', { transaction_id: id, item_id: itemId })
   trackingLink = (id: string) => this.read<TrackingLink>(`/v1/transaction/${segment(id)}/tracking`)
   renewTrackingLink = (id: string) => this.write<TrackingLink>(`/v1/transaction/${segment(id)}/tracking/renew`)
-
-  /** Every open order of a service, following next_cursor (at most `max`). */
-  async openOrders(service: string, max = 500): Promise<TransactionView[]> {
-    const orders: TransactionView[] = []
-    let cursor: string | undefined
-    do {
-      const page = await this.list({ service_name: service, status: 'open', limit: 100, ...(cursor === undefined ? {} : { cursor }) })
-      orders.push(...page.transactions)
-      cursor = page.next_cursor ?? undefined
-    } while (cursor !== undefined && orders.length < max)
-    return orders
-  }
 }

@@ -1,47 +1,25 @@
-import type { StatsEntry, TransactionView } from '../shared/api-types'
-import { field, h, replace, uid } from '../shared/dom'
-import { money } from '../shared/format'
-import { ApiError } from '../shared/http'
+import './board.css'
+import type { BoardResponse } from '../shared/api-types'
+import { field, h, replace } from '../shared/dom'
+import { boardColumns } from './board-columns'
+import { moveOrder } from './board-move'
 import type { Console } from './context'
 import { pageHeading } from './ui'
+import { plural } from './words'
 
-/** The label of the button that moves an order on from its step. */
-export function moveLabel(order: TransactionView): string {
-  const { position, progress_bar: bar } = order.service
-  if (position.button_title.trim() !== '') return position.button_title
-  return Number(position.position_number) >= bar.total_steps ? 'Complete' : 'Move on'
-}
+const FILTER_DELAY_MS = 300
 
-/**
- * D-55 from the console: moves the order on from the step the user saw. A second tap, or a
- * colleague who moved it first, gets 409 `position_changed` and nothing moves. Answers what to
- * tell the user once the page shows the new state, or null when the failure was shown already.
- */
-export async function moveOrder(c: Console, order: TransactionView): Promise<string | null> {
-  const code = order.transaction_code
-  try {
-    const moved = await c.api.move(order)
-    const step = moved.service.position
-    return moved.status === 'closed'
-      ? `Order ${code} is complete and closed.`
-      : `Order ${code} moved to step ${step.position_number}: ${step.position_description}.`
-  } catch (error) {
-    if (error instanceof ApiError && (error.code === 'position_changed' || error.code === 'transaction_closed')) {
-      return `Order ${code} had already been moved on by someone else; this page now shows where it is.`
-    }
-    c.fail(error)
-    return null
-  }
-}
+/** The Orders page listing a service's closed orders (D-57). */
+const closedOrdersPath = (service: string) => `#/orders/closed/${encodeURIComponent(service)}`
 
 /**
- * The board (issue 9): one column per step of a service in step order, shaded by `shade`, headed
- * by the step's description and count from the statistics, listing the open orders at that step.
+ * The board: one column per step of a service, each scrolling on its own, from one board call
+ * (the cards come sorted, overdue first). A filter narrows it by code or customer; the move
+ * buttons work from the keyboard and keep focus on the column being worked through.
  */
 export async function renderBoard(c: Console, view: HTMLElement, requested?: string): Promise<void> {
-  const stats = await c.api.stats()
+  const { services } = await c.api.catalogue()
   if (!c.current()) return
-  const services = stats.service_stats.map((s) => s.service).filter((entries) => entries.length > 0)
   if (services.length === 0) {
     replace(
       view,
@@ -50,7 +28,7 @@ export async function renderBoard(c: Console, view: HTMLElement, requested?: str
     )
     return
   }
-  const names = services.map((entries) => entries[0]!.service_name ?? '')
+  const names = services.map((s) => s.service_name)
   const selected = requested === undefined ? names[0]! : names.find((name) => name.toLowerCase() === requested.toLowerCase())
   if (selected === undefined) {
     replace(
@@ -68,108 +46,118 @@ export async function renderBoard(c: Console, view: HTMLElement, requested?: str
     names.map((name) => h('option', { value: name, selected: name === selected }, name))
   )
   select.addEventListener('change', () => c.go(`#/board/${encodeURIComponent(select.value)}`))
+  const filter = h('input', { type: 'search', name: 'filter', autocomplete: 'off', maxlength: 100, class: 'board-filter' })
   const refreshButton = h('button', { type: 'button' }, 'Refresh')
-  const columns = h('div', { class: 'board', id: uid('board') })
-  const total = h('p', { class: 'board-total' })
+  const summary = h('p', { class: 'board-total' })
+  const columns = h('div', { class: 'board' })
   replace(
     view,
-    h('div', { class: 'page-head' }, pageHeading('Board'), h('div', { class: 'toolbar' }, field('Service', select), refreshButton)),
-    total,
+    h(
+      'div',
+      { class: 'page-head' },
+      pageHeading(`Board: ${selected}`),
+      h('div', { class: 'toolbar' }, field('Service', select), field('Find by order code or customer', filter), refreshButton)
+    ),
+    summary,
     columns
   )
 
-  /** Reads the counts and the open orders again and redraws the columns; focus follows `focusOn`. */
-  const refresh = async (focusOn?: string): Promise<void> => {
+  let asked = 0
+
+  /** One board call, then the columns drawn at once; column scroll positions are kept. */
+  const refresh = async (): Promise<BoardResponse | null> => {
+    const ticket = ++asked
+    const text = filter.value.trim()
     columns.setAttribute('aria-busy', 'true')
-    const [latest, orders] = await Promise.all([c.api.stats(), c.api.openOrders(selected)])
-    const customerNames = await c.names.all(orders.map((o) => o.customer_id))
-    if (!c.current()) return
-    const entries = latest.service_stats.map((s) => s.service).find((e) => e[0]?.service_name === selected) ?? []
-    total.textContent = `${orders.length} open ${orders.length === 1 ? 'order' : 'orders'} · ${entries[0]?.total_orders ?? 0} in all`
+    const answer = await c.api.board(selected, text).finally(() => columns.removeAttribute('aria-busy'))
+    // A slower answer to an older filter never overwrites a newer one.
+    if (!c.current() || ticket !== asked) return null
+    const scrolled = new Map(
+      [...columns.querySelectorAll<HTMLElement>('.column')].map((col) => [
+        col.dataset.position,
+        col.querySelector('.cards')?.scrollTop ?? 0
+      ])
+    )
+    columns.replaceChildren(boardColumns(answer, text !== ''))
+    for (const col of columns.querySelectorAll<HTMLElement>('.column')) {
+      const list = col.querySelector('.cards')
+      if (list !== null) list.scrollTop = scrolled.get(col.dataset.position) ?? 0
+    }
+    drawSummary(answer, text)
+    return answer
+  }
+
+  const drawSummary = (answer: BoardResponse, text: string) => {
+    const open = answer.steps.reduce((sum, step) => sum + step.open_count, 0)
+    const overdue = answer.steps.reduce((sum, step) => sum + step.orders.filter((o) => o.overdue).length, 0)
     replace(
-      columns,
-      entries.map((entry) => column(entry, orders, customerNames))
-    )
-    columns.removeAttribute('aria-busy')
-    const target = focusOn === undefined ? null : columns.querySelector<HTMLElement>(`[data-transaction="${CSS.escape(focusOn)}"] button`)
-    if (focusOn !== undefined) (target ?? columns.querySelector<HTMLElement>('h2'))?.focus()
-  }
-
-  const column = (entry: StatsEntry, orders: TransactionView[], customerNames: Map<string, string>): HTMLElement => {
-    const position = entry.position_number ?? ''
-    const here = orders.filter((o) => o.service.position.position_number === position)
-    const headingId = uid('step')
-    const count = entry.position_count ?? 0
-    return h(
-      'section',
-      { class: `column shade-${entry.shade === 'l' ? 'l' : 'd'}`, 'aria-labelledby': headingId, 'data-position': position },
-      h(
-        'header',
-        {},
-        h('p', { class: 'step-number' }, `Step ${position}`),
-        h('h2', { id: headingId, tabindex: -1 }, entry.description ?? ''),
-        h('p', { class: 'count', 'data-count': count }, `${count} ${count === 1 ? 'order' : 'orders'} at this step`)
-      ),
-      here.length === 0
-        ? h('p', { class: 'empty' }, 'No open orders.')
-        : h(
-            'ol',
-            { class: 'cards' },
-            here.map((order) => card(order, customerNames.get(order.customer_id) ?? ''))
-          )
+      summary,
+      text === '' ? plural(open, 'open order') : `${plural(open, 'open order')} ${open === 1 ? 'matches' : 'match'} “${text}”`,
+      overdue > 0 ? h('span', { class: 'overdue-count' }, ` · ${overdue} overdue`) : null,
+      ' · ',
+      h('a', { href: closedOrdersPath(answer.service_name) }, `Closed (${answer.closed_count})`)
     )
   }
 
-  const card = (order: TransactionView, customerName: string): HTMLElement => {
-    const codeId = uid('order')
-    const button = h('button', { type: 'button', class: 'primary move', 'aria-describedby': codeId }, moveLabel(order))
-    button.addEventListener('click', async () => {
-      if (button.disabled) return
-      button.disabled = true
-      const message = await moveOrder(c, order)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  filter.addEventListener('input', () => {
+    clearTimeout(timer)
+    timer = setTimeout(async () => {
       try {
-        await refresh(order.transaction_id)
-        if (message !== null) c.notify(message)
+        const answer = await refresh()
+        if (answer === null) return
+        const text = filter.value.trim()
+        const shown = answer.steps.reduce((sum, step) => sum + step.orders.length, 0)
+        c.notify(
+          text === ''
+            ? `Showing all ${plural(shown, 'open order')}.`
+            : shown === 0
+              ? `No open orders match “${text}”.`
+              : `${plural(shown, 'order')} ${shown === 1 ? 'matches' : 'match'} “${text}”.`
+        )
       } catch (error) {
         c.fail(error)
       }
+    }, FILTER_DELAY_MS)
+  })
+
+  // One listener for every move button: the board may hold hundreds of cards.
+  columns.addEventListener('click', async (event) => {
+    const button = (event.target as Element).closest<HTMLButtonElement>('button.move')
+    if (button === null || button.disabled) return
+    const { transaction: id = '', customer = '', code = '', position = '0' } = button.dataset
+    button.disabled = true
+    // Where focus goes next: the card below (or above) in the same column, then the moved card.
+    const cardElement = button.closest('li')
+    const neighbour = (cardElement?.nextElementSibling ?? cardElement?.previousElementSibling) as HTMLElement | null
+    const message = await moveOrder(c, {
+      transaction_id: id,
+      transaction_code: code,
+      customer_id: customer,
+      position_number: Number(position)
     })
-    return h(
-      'li',
-      { class: 'order-card', 'data-transaction': order.transaction_id, 'data-code': order.transaction_code },
-      h(
-        'h3',
-        {},
-        h(
-          'a',
-          {
-            id: codeId,
-            href: `#/transaction/${encodeURIComponent(order.transaction_id)}`,
-            'aria-label': `Order ${order.transaction_code}`
-          },
-          `#${order.transaction_code}`
-        )
-      ),
-      h('p', { class: 'customer' }, customerName),
-      h(
-        'dl',
-        {},
-        h('dt', {}, 'Pickup'),
-        h('dd', {}, order.pickup_date_time),
-        h('dt', {}, 'Delivery'),
-        h('dd', {}, order.delivery_date_time),
-        h('dt', {}, 'Total'),
-        h('dd', { class: 'total' }, money(order.total))
-      ),
-      button
-    )
-  }
+    try {
+      await refresh()
+      if (!c.current()) return
+      const cardOf = (tid: string | undefined) =>
+        tid === undefined ? null : columns.querySelector<HTMLElement>(`li[data-transaction="${CSS.escape(tid)}"]`)
+      const next = cardOf(neighbour?.dataset.transaction) ?? cardOf(id)
+      const heading = columns.querySelector<HTMLElement>(`.column[data-position="${CSS.escape(position)}"] h2`)
+      const target = next?.querySelector<HTMLElement>('button.move') ?? heading
+      target?.focus()
+      const where = next === null ? '' : ` Focus is on order #${next.dataset.code}.`
+      if (message !== null) c.notify(`${message}${where}`)
+    } catch (error) {
+      c.fail(error)
+    } finally {
+      if (button.isConnected) button.disabled = false
+    }
+  })
 
   refreshButton.addEventListener('click', async () => {
     refreshButton.disabled = true
     try {
-      await refresh()
-      c.notify('The board is up to date.')
+      if ((await refresh()) !== null) c.notify('The board is up to date.')
     } catch (error) {
       c.fail(error)
     } finally {

@@ -7,6 +7,7 @@ import { renderBoard } from './board'
 import { renderCatalogue } from './catalogue'
 import { type Console, CustomerNames } from './context'
 import { renderCustomers } from './customers'
+import { renderOrders } from './orders-list'
 import { endSession, forgetSession, loadConfig, type SignedIn, storedSession } from './session'
 import { drawShell, type Frame } from './shell'
 import { renderSignIn, type SignInMessage } from './signin'
@@ -102,6 +103,7 @@ async function route(): Promise<void> {
   try {
     if (section === 'board') await renderBoard(context, view, rest[0])
     else if (section === 'transaction' && rest[0] !== undefined) await renderTransaction(context, view, rest[0])
+    else if (section === 'orders') await renderOrders(context, view, rest)
     else if (section === 'customers') await renderCustomers(context, view, rest[0])
     else if (section === 'catalogue') await renderCatalogue(context, view, rest[0])
     else if (section === 'staff') await renderStaff(context, view)

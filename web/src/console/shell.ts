@@ -14,6 +14,7 @@ export interface Frame {
 
 const SECTIONS = [
   { hash: '#/board', label: 'Board', admin: false },
+  { hash: '#/orders', label: 'Orders', admin: false },
   { hash: '#/customers', label: 'Customers', admin: false },
   { hash: '#/catalogue', label: 'Catalogue', admin: false },
   { hash: '#/staff', label: 'Staff', admin: true }

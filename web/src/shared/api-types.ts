@@ -64,6 +64,48 @@ export interface ListResponse {
   next_cursor: string | null
 }
 
+/** One card of the board: an open order at a step (POST /v1/transaction/board). */
+export interface BoardOrder {
+  transaction_id: string
+  transaction_code: string
+  customer_id: string
+  customer_name: string
+  pickup_date_time: string
+  pickup_at: string
+  entered_at: string
+  overdue: boolean
+  note: string
+  total: string
+}
+
+/** One column of the board: a step with its open orders, overdue first, then by pickup. */
+export interface BoardStep {
+  position_number: string
+  description: string
+  button_title: string
+  expected_minutes: number | null
+  open_count: number
+  orders: BoardOrder[]
+}
+
+export interface BoardResponse {
+  service_name: string
+  steps: BoardStep[]
+  closed_count: number
+}
+
+/** The update answer: the short view (D-53), with `transaction_id`. */
+export interface UpdatedTransaction {
+  transaction_id: string
+  service_name: string
+  pickup_date: string
+  pickup_time: string
+  delivery_date: string
+  delivery_time: string
+  note: string
+  status: string
+}
+
 export interface HistoryEntry {
   at: string
   type: string
@@ -168,4 +210,26 @@ export interface TrackingStatus {
   position: { position_number: string; position_description: string }
   progress_bar: { total_steps: number; percentage: number }
   history: Array<{ at: string; type: string; position_number: string; description: string }>
+}
+
+/** A step as the catalogue edits it (D-47, D-48). */
+export interface CatalogueStep {
+  position_number: string
+  description: string
+  button_title: string
+  events: Array<{ event: string }>
+  expected_minutes: number | null
+}
+
+/** A service with all its steps (D-47): an element of POST /v1/catalogue/services. */
+export interface CatalogueService {
+  service_id: string
+  service_name: string
+  image_title: string
+  created_at: string
+  steps: CatalogueStep[]
+}
+
+export interface CatalogueServicesResponse {
+  services: CatalogueService[]
 }
