@@ -10,7 +10,8 @@ import type {
   CreateTransactionResponse,
   HistoryResponse,
   ListResponse,
-  TransactionView
+  TransactionView,
+  UpdateTransactionResponse
 } from '../../../src/modules/orders/orders.schemas.js'
 import type { TrackingLinkResponse, TrackingStatusResponse } from '../../../src/modules/tracking/tracking.schemas.js'
 import type * as Web from '../../../web/src/shared/api-types.js'
@@ -26,6 +27,7 @@ export type ApiContract = [
   Holds<Same<Web.ListResponse, Static<typeof ListResponse>>>,
   Holds<Same<Web.HistoryResponse, Static<typeof HistoryResponse>>>,
   Holds<Same<Web.CreateTransactionResponse, Static<typeof CreateTransactionResponse>>>,
+  Holds<Same<Web.UpdatedTransaction, Static<typeof UpdateTransactionResponse>>>,
   Holds<Same<Web.ItemsResponse, Static<typeof ItemsResponse>>>,
   Holds<Same<Web.ItemResponse, Static<typeof ItemResponse>>>,
   Holds<Same<Web.SearchResponse, Static<typeof SearchResponse>>>,
