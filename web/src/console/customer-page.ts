@@ -86,7 +86,7 @@ function ordersSection(c: Console, customerId: string, orders: TransactionView[]
               ),
               rows
             ),
-            'orders-title'
+            'Table of orders'
           )
         ],
     more

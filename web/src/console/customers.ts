@@ -163,7 +163,7 @@ async function browseSection(c: Console): Promise<HTMLElement> {
         ),
         rows
       ),
-      'all-customers-title'
+      'Table of customers'
     ),
     h('nav', { class: 'pager', 'aria-label': 'Pages of customers' }, previous, where, next),
     alert

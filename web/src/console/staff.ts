@@ -59,7 +59,7 @@ export async function renderStaff(c: Console, view: HTMLElement): Promise<void> 
             ),
             rows
           ),
-          'people-title'
+          'Table of staff accounts'
         ),
         alert,
         zoneNote()

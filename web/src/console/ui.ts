@@ -78,10 +78,10 @@ export function zoneNote(): HTMLParagraphElement {
 
 /**
  * A wide table that scrolls sideways on a narrow screen; the scrolling box takes keyboard focus
- * (arrow keys scroll it) and is named by the section's heading.
+ * (arrow keys scroll it) and has a name of its own, unlike its section's.
  */
-export function scrollBox(table: HTMLTableElement, headingId: string): HTMLDivElement {
-  return h('div', { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-labelledby': headingId }, table)
+export function scrollBox(table: HTMLTableElement, label: string): HTMLDivElement {
+  return h('div', { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': label }, table)
 }
 
 /** A page heading that takes focus when a page is shown, so keyboard and screen reader users land on it. */
