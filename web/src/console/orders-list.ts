@@ -4,7 +4,7 @@ import { field, h, replace } from '../shared/dom'
 import { money } from '../shared/format'
 import type { Console } from './context'
 import { shownTime } from './order-summary'
-import { alertBox, busy, pageHeading } from './ui'
+import { alertBox, busy, pageHeading, scrollBox } from './ui'
 import { plural } from './words'
 
 const PAGE_SIZE = 25
@@ -115,7 +115,10 @@ async function listPages(c: Console, results: HTMLElement, filter: Filter): Prom
       heading,
       count === 0
         ? h('p', { class: 'empty' }, 'No orders match these filters.')
-        : table(c, page.transactions, names, alert, () => load(false)),
+        : scrollBox(
+            table(c, page.transactions, names, alert, () => load(false)),
+            'Table of orders'
+          ),
       alert,
       h('div', { class: 'pager' }, previous, h('span', {}, `Page ${index + 1} · ${plural(count, 'order')}`), next)
     )
