@@ -24,6 +24,8 @@ import { ordersRepository } from '../src/modules/orders/orders.repository.js'
 import { ordersListRepository } from '../src/modules/orders/orders-list.repository.js'
 import { receiptsRepository } from '../src/modules/orders/receipts.repository.js'
 import { stepEntryWriter } from '../src/modules/orders/step-entry.js'
+import { sessionsRepository } from '../src/modules/staff/sessions.repository.js'
+import { staffRepository } from '../src/modules/staff/staff.repository.js'
 import { trackingRepository } from '../src/modules/tracking/tracking.repository.js'
 import { healthProbeRepository } from '../src/platform/health-probe.repository.js'
 import { idempotencyStatements } from '../src/platform/idempotency.repository.js'
@@ -71,6 +73,14 @@ const SOURCES: ReadonlyArray<{ folder: string; name: string; compile(compiler: C
       ordersListRepository(c)
       receiptsRepository(c)
       stepEntryWriter(c, orders, outboxWriter(compileOnly(c.dialect.name)), () => 0)
+    }
+  },
+  {
+    folder: 'src/modules/staff',
+    name: 'staff',
+    compile: (c) => {
+      staffRepository(c)
+      sessionsRepository(c)
     }
   },
   { folder: 'src/modules/tracking', name: 'tracking', compile: (c) => trackingRepository(c) },

@@ -13,6 +13,7 @@ import { catalogueModule } from './modules/catalogue/index.js'
 import { customerLoginQuery, customersModule } from './modules/customers/index.js'
 import { type OutboxCounters, registerOutboxMetrics } from './modules/notifications/index.js'
 import { ordersModule } from './modules/orders/index.js'
+import { endedSessionsPurge, staffCredentials, staffModule } from './modules/staff/index.js'
 import { trackingModule } from './modules/tracking/index.js'
 import { webModule } from './modules/web/index.js'
 import type { AppContext } from './platform/app-context.js'
@@ -32,6 +33,7 @@ import { registerOpenApi, registerOpenApiRoutes } from './platform/openapi.js'
 import { createRateLimitStores } from './platform/rate-limit.redis.js'
 import { answerBeforeRouting, registerRequestContext, requestIdOf } from './platform/request-context.js'
 import { SCHEMA_KEYWORDS } from './platform/schemas.js'
+import { SessionAuthenticator } from './platform/session-auth.js'
 import { VERSION } from './version.js'
 
 declare module 'fastify' {
@@ -65,13 +67,16 @@ export interface AppDeps {
 function credentialStore(database: Database): CredentialStore {
   const findApiKey = apiKeyCredentials(database)
   const customerLogin = customerLoginQuery(database)
+  const { findStaffLogin } = staffCredentials(database)
   const apiKeyMemo = new VersionedMemo<Awaited<ReturnType<CredentialStore['findApiKey']>>>(database.dataVersion, 1000)
   const loginMemo = new VersionedMemo<Awaited<ReturnType<CredentialStore['findCustomerLogin']>>>(database.dataVersion, 1000)
   return {
     findApiKey: (id) => apiKeyMemo.get(id, () => findApiKey(id)),
     findCustomerLogin: (email) => loginMemo.get(email, () => customerLogin.first({ email })),
     apiKeyInMemory: (id) => apiKeyMemo.peek(id),
-    customerLoginInMemory: (email) => loginMemo.peek(email)
+    customerLoginInMemory: (email) => loginMemo.peek(email),
+    // Console sign-ins only (D-16): rare enough to read every time.
+    findStaffLogin
   }
 }
 
@@ -103,7 +108,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     database: deps.database,
     clock,
     dataKey: deps.dataKey,
-    auth: new Authenticator(credentialStore(deps.database), new VerifiedCredentialCache(clock), rateLimits.signIn),
+    auth: new Authenticator(
+      credentialStore(deps.database),
+      new VerifiedCredentialCache(clock),
+      rateLimits.signIn,
+      new SessionAuthenticator(staffCredentials(deps.database).sessions, clock)
+    ),
     rateLimits,
     useCases: new UseCaseRunner(deps.database, clock, deps.dataKey),
     metrics,
@@ -160,7 +170,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   await registerModules(app, context)
   app.addHook('onClose', async () => rateLimits.close())
-  registerMaintenance(app, [{ name: 'expired idempotency keys', run: () => context.useCases.purgeExpired() }], logger as FastifyBaseLogger)
+  registerMaintenance(
+    app,
+    [{ name: 'expired idempotency keys', run: () => context.useCases.purgeExpired() }, endedSessionsPurge(deps.database, clock)],
+    logger as FastifyBaseLogger
+  )
 
   await registerOpenApiRoutes(app)
   return app
@@ -177,5 +191,6 @@ async function registerModules(app: App, context: AppContext): Promise<void> {
   await app.register(catalogueModule(context))
   await app.register(ordersModule(context))
   await app.register(trackingModule(context))
+  await app.register(staffModule(context))
   await app.register(webModule(context))
 }

@@ -11,6 +11,7 @@ import { contactSelect } from './modules/customers/index.js'
 import { EXPORT_USAGE, exportCommand } from './modules/exports/index.js'
 import { NOTIFICATIONS_USAGE, outboxCommand, runWorker } from './modules/notifications/index.js'
 import { trackedHistoryInsert } from './modules/orders/index.js'
+import { STAFF_USAGE, staffCommand } from './modules/staff/index.js'
 import type { ApiKeyRole } from './platform/principal.js'
 import { formatSeedReport, seedDemo } from './seed/demo-seed.js'
 import { configOrExit, serve } from './serve-command.js'
@@ -26,7 +27,7 @@ commands:
                                               make an API key; prints KEY_ID:SECRET once
   api-key list                                list keys (never their secrets)
   api-key revoke KEY_ID                       revoke a key at once
-  seed --demo                                 add a demo catalogue and customers; prints their
+${STAFF_USAGE}  seed --demo                                 add a demo catalogue and customers; prints their
                                               passwords once; running it again adds nothing
 ${BACKUP_USAGE}  restore FILE                                put a backup in place of the SQLite database (stop
                                               the server first); keeps the replaced one beside it
@@ -147,6 +148,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'api-key':
       return apiKeyCommand(config, args)
+    case 'staff':
+      return staffCommand(config, args, (message) => new UsageError(message))
     case 'seed': {
       // D-90: only the demo seed exists; the flag says so explicitly.
       const { values } = parseArgs({ args, options: { demo: { type: 'boolean' } }, strict: true })

@@ -23,6 +23,8 @@ export interface Config {
    * an address or `Display Name <address>`.
    */
   readonly mailFrom: string
+  /** SHOP_NAME [Our shop]: the shop's name, 1 to 100 characters, as messages and the console name it (D-63). */
+  readonly shopName: string
   readonly smsWebhookUrl: string | null
   readonly webhookUrl: string | null
   readonly webhookSecret: string | null
@@ -106,6 +108,13 @@ function parseTimeZone(env: Env): string {
   }
 }
 
+function parseShopName(env: Env): string {
+  const raw = text(env, 'SHOP_NAME') ?? 'Our shop'
+  // D-63: it stands in e-mail subjects and headers, so it is one line.
+  if ([...raw].length > 100 || /[\u0000-\u001f\u007f-\u009f]/.test(raw)) fail('SHOP_NAME', '1 to 100 characters on one line', raw)
+  return raw
+}
+
 function parseBootstrapKey(env: Env): Config['bootstrapApiKey'] {
   const raw = text(env, 'BOOTSTRAP_API_KEY')
   if (raw === undefined) return null
@@ -159,6 +168,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: (httpUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     smtpUrl: httpUrl(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: mailbox(env, 'MAIL_FROM', 'service-ordering@localhost'),
+    shopName: parseShopName(env),
     smsWebhookUrl: httpUrl(env, 'SMS_WEBHOOK_URL', ['http:', 'https:']),
     webhookUrl,
     webhookSecret,

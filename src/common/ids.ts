@@ -36,7 +36,7 @@ function randomChunk(size: number): Buffer {
   return chunk
 }
 
-export type IdPrefix = 'cus' | 'svc' | 'trx' | 'pay' | 'key' | 'trk'
+export type IdPrefix = 'cus' | 'svc' | 'trx' | 'pay' | 'key' | 'trk' | 'stf'
 
 /**
  * A new opaque identifier (D-30): a type prefix and 120 random bits, so ids are unguessable,

@@ -4,6 +4,7 @@ import type { CustomerNamePrefixesTable, CustomersTable, PasswordResetTokensTabl
 import type { OutboxTable } from '../modules/notifications/outbox.table.js'
 import type { OrderHistoryTable, OrdersTable, ReceiptLinesTable } from '../modules/orders/orders.table.js'
 import type { DataKeyTable } from '../modules/payments/data-key.table.js'
+import type { StaffPasswordTokensTable, StaffSessionsTable, StaffUsersTable } from '../modules/staff/staff.table.js'
 import type { TrackingTokensTable } from '../modules/tracking/tracking.table.js'
 import type { HealthProbeTable } from '../platform/health-probe.table.js'
 import type { IdempotencyKeysTable } from '../platform/idempotency.table.js'
@@ -25,4 +26,7 @@ export interface DB {
   tracking_tokens: TrackingTokensTable
   data_key: DataKeyTable
   health_probe: HealthProbeTable
+  staff_users: StaffUsersTable
+  staff_sessions: StaffSessionsTable
+  staff_password_tokens: StaffPasswordTokensTable
 }

@@ -1,16 +1,17 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { constantTimeEqual, DUMMY_PASSWORD_HASH, sha256Hex, verifyPassword } from '../common/crypto.js'
+import { DUMMY_PASSWORD_HASH, verifyPassword } from '../common/crypto.js'
 import { normalizeEmail } from '../common/email.js'
 import type { App } from './app-types.js'
-import { type BasicCredentials, parseBasicAuthorization } from './basic-auth.js'
+import { type BasicCredentials, keyPrincipal, parseBasicAuthorization, type StoredApiKey } from './basic-auth.js'
 import type { VerifiedCredentialCache } from './credential-cache.js'
-import { type ApiKeyRole, type CallerClass, callerClass, type Principal } from './principal.js'
+import { admits, type Principal, type ScopeCaller } from './principal.js'
 import { problems } from './problems.js'
 import type { RateLimitStore } from './rate-limit.js'
-import { addressCounterKey, counterKey, LIMITS } from './rate-limit.rules.js'
+import { addressCounterKey, counterKey, LIMITS, type Limit } from './rate-limit.rules.js'
 import { addProblems } from './schemas.js'
+import { type SessionAuthenticator, sessionTokenOf } from './session-auth.js'
 
-type StoredApiKey = { role: ApiKeyRole; name: string; secret_hash: string; revoked_at: number | null }
 type StoredLogin = { id: string; password_hash: string | null }
 
 /** The stored side of credentials, read by the authenticator on every authenticated request. */
@@ -21,20 +22,61 @@ export interface CredentialStore {
   apiKeyInMemory?(id: string): { value: StoredApiKey | undefined } | undefined
   /** What `findCustomerLogin` would answer, when it is known without reading; else undefined. */
   customerLoginInMemory?(email: string): { value: StoredLogin | undefined } | undefined
+  /** The login of an active staff user (D-15) by e-mail; a disabled user's is not found. */
+  findStaffLogin?(email: string): Promise<StoredLogin | undefined>
 }
 
-/** Checks HTTP Basic credentials (D-10 to D-14) and customer passwords for sign-in (D-35). */
+/** Where a password is checked: customers (sign-in, Basic credentials) or staff users (console sign-in, D-16). */
+interface LoginDoor {
+  readonly failures: Limit
+  find(email: string): Promise<StoredLogin | undefined>
+  inMemory?(email: string): { value: StoredLogin | undefined } | undefined
+}
+
+/** A failure counter of one e-mail at one door (D-14). */
+interface FailCounter {
+  readonly key: string
+  readonly limit: Limit
+}
+
+/** Checks HTTP Basic credentials and console sessions (D-10 to D-16), and passwords for sign-in (D-35, D-16). */
 export class Authenticator {
   private readonly verifying = new Map<string, Promise<boolean | number>>()
   // The same checks by e-mail and password, for requests that meet the limit before reading the customer.
   private readonly checksByEmail = new Map<string, { customerId: string; outcome: Promise<boolean | number> }>()
+  private readonly customers: LoginDoor
+  private readonly staff: LoginDoor
 
   constructor(
     private readonly store: CredentialStore,
     private readonly cache: VerifiedCredentialCache,
     // In memory or shared through Redis (D-14); a store that can answer at once offers `hasRoomNow`.
-    private readonly limiter: RateLimitStore
-  ) {}
+    private readonly limiter: RateLimitStore,
+    // Console sessions (D-16); without them a session cookie is no credential.
+    private readonly sessions?: SessionAuthenticator
+  ) {
+    this.customers = {
+      failures: LIMITS.failedSignInsPerEmail,
+      find: (email) => store.findCustomerLogin(email),
+      ...(store.customerLoginInMemory === undefined ? {} : { inMemory: (email: string) => store.customerLoginInMemory!(email) })
+    }
+    this.staff = {
+      failures: LIMITS.failedStaffSignInsPerEmail,
+      find: (email) => store.findStaffLogin?.(email) ?? Promise.resolve(undefined)
+    }
+  }
+
+  /**
+   * A request's principal. D-16: a request with an Authorization header is judged by it alone;
+   * one without it but with a session cookie is that session's staff user's (CSRF token checked).
+   */
+  authenticateRequest(headers: IncomingHttpHeaders, clientAddress: string): Principal | Promise<Principal> {
+    if (headers.authorization === undefined && this.sessions !== undefined) {
+      const token = sessionTokenOf(headers.cookie)
+      if (token !== undefined) return this.sessions.authenticate(token, headers['x-csrf-token'])
+    }
+    return this.authenticate(headers.authorization, clientAddress)
+  }
 
   /**
    * The principal of a request's Basic credentials; 401 (or 429 after too many failures) otherwise.
@@ -69,7 +111,7 @@ export class Authenticator {
 
   /** The customer's principal when the password matches; else the failure counts against the address and 401. */
   private customerPrincipal(credentials: BasicCredentials, addressKey: string): Principal | Promise<Principal> {
-    const checked = this.customerIdFor(credentials.user, credentials.password)
+    const checked = this.loginIdFor(this.customers, credentials.user, credentials.password)
     if (typeof checked === 'string') return { kind: 'customer', customerId: checked }
     return checked.then(async (customerId) => {
       if (customerId !== null) return { kind: 'customer', customerId }
@@ -93,39 +135,47 @@ export class Authenticator {
    * refused at the limit is given back too, so only real failures are ever counted.
    */
   async checkCustomerPassword(rawEmail: string, password: string): Promise<string | null> {
-    return this.customerIdFor(rawEmail, password)
+    return this.loginIdFor(this.customers, rawEmail, password)
   }
 
-  /** `checkCustomerPassword`, answered at once (a string) when counters, login and password are known without waiting. */
-  private customerIdFor(rawEmail: string, password: string): string | Promise<string | null> {
+  /**
+   * The staff user's id when the e-mail and password of an active staff user match, else null
+   * (D-16): the same slow hash for an unknown e-mail, the same limits as customers' sign-in (D-14),
+   * counted apart, so neither door can lock the other out.
+   */
+  async checkStaffPassword(rawEmail: string, password: string): Promise<string | null> {
+    return this.loginIdFor(this.staff, rawEmail, password)
+  }
+
+  /** A password check at a door, answered at once (a string) when counters, login and password are known without waiting. */
+  private loginIdFor(door: LoginDoor, rawEmail: string, password: string): string | Promise<string | null> {
     const email = normalizeEmail(rawEmail)
-    const failKey = emailFailKey(email)
-    if (this.limiter.hasRoomNow?.(failKey, LIMITS.failedSignInsPerEmail.limit) !== true) {
-      return this.checkAfterFailureCount(email, password, failKey)
+    const fail: FailCounter = { key: counterKey(door.failures, email), limit: door.failures }
+    if (this.limiter.hasRoomNow?.(fail.key, fail.limit.limit) !== true) {
+      return this.checkAfterFailureCount(door, email, password, fail)
     }
-    const knownLogin = this.store.customerLoginInMemory?.(email)
-    if (knownLogin !== undefined) return this.passwordMatch(knownLogin.value, password, failKey)
-    return this.store.findCustomerLogin(email).then((found) => this.passwordMatch(found, password, failKey))
+    const knownLogin = door.inMemory?.(email)
+    if (knownLogin !== undefined) return this.passwordMatch(knownLogin.value, password, fail)
+    return door.find(email).then((found) => this.passwordMatch(found, password, fail))
   }
 
-  private async checkAfterFailureCount(email: string, password: string, failKey: string): Promise<string | null> {
-    const { limit, windowMs } = LIMITS.failedSignInsPerEmail
-    const failures = await this.limiter.exhausted(failKey, limit, windowMs)
+  private async checkAfterFailureCount(door: LoginDoor, email: string, password: string, fail: FailCounter): Promise<string | null> {
+    const failures = await this.limiter.exhausted(fail.key, fail.limit.limit, fail.limit.windowMs)
     if (!failures.allowed) {
       // The tenth slot may be held by the check of this very password, still running: wait for it.
-      const running = this.checksByEmail.get(`${failKey}\n${this.cache.fingerprint(password)}`)
+      const running = this.checksByEmail.get(`${fail.key}\n${this.cache.fingerprint(password)}`)
       if (running === undefined) throw problems.rateLimited(failures.retryAfterSeconds)
       const outcome = await running.outcome
       if (typeof outcome === 'number') throw problems.rateLimited(outcome)
       return outcome ? running.customerId : null
     }
-    return this.passwordMatch(await this.store.findCustomerLogin(email), password, failKey)
+    return this.passwordMatch(await door.find(email), password, fail)
   }
 
-  /** Given the stored login (undefined: unknown e-mail), the customer id when the password matches, else null. */
-  private passwordMatch(found: StoredLogin | undefined, password: string, failKey: string): string | Promise<string | null> {
+  /** Given the stored login (undefined: unknown e-mail), its id when the password matches, else null. */
+  private passwordMatch(found: StoredLogin | undefined, password: string, fail: FailCounter): string | Promise<string | null> {
     // A customer without a password cannot authenticate (D-10): checked like an unknown e-mail.
-    if (found?.password_hash == null) return this.refuseWithoutPassword(password, failKey)
+    if (found?.password_hash == null) return this.refuseWithoutPassword(password, fail)
     const customerId = found.id
     const hash = found.password_hash
     const state = this.cache.check(customerId, hash, password)
@@ -133,26 +183,25 @@ export class Authenticator {
       if (state === 'refresh') void this.verifyOnce(customerId, hash, password, null).catch(() => {})
       return customerId
     }
-    return this.verifyOnce(customerId, hash, password, failKey).then((outcome) => {
+    return this.verifyOnce(customerId, hash, password, fail).then((outcome) => {
       if (typeof outcome === 'number') throw problems.rateLimited(outcome)
       return outcome ? customerId : null
     })
   }
 
   /** An unknown e-mail, or a customer without a password: a failure, after the same slow hash as a wrong password. */
-  private async refuseWithoutPassword(password: string, failKey: string): Promise<null> {
-    const reserved = await this.reserveFailure(failKey)
+  private async refuseWithoutPassword(password: string, fail: FailCounter): Promise<null> {
+    const reserved = await this.reserveFailure(fail)
     if (reserved !== true) throw problems.rateLimited(reserved)
     await verifyPassword(password, DUMMY_PASSWORD_HASH)
     return null
   }
 
   /** Counts one failure ahead of a check: true, or the seconds to wait when the limit is reached (then nothing is counted). */
-  private async reserveFailure(failKey: string): Promise<true | number> {
-    const { limit, windowMs } = LIMITS.failedSignInsPerEmail
-    const reserved = await this.limiter.hit(failKey, limit, windowMs)
+  private async reserveFailure(fail: FailCounter): Promise<true | number> {
+    const reserved = await this.limiter.hit(fail.key, fail.limit.limit, fail.limit.windowMs)
     if (reserved.allowed) return true
-    await this.limiter.refund(failKey)
+    await this.limiter.refund(fail.key)
     return reserved.retryAfterSeconds
   }
 
@@ -160,28 +209,28 @@ export class Authenticator {
    * One slow hash per credential at a time: concurrent requests with the same e-mail, password and
    * stored hash share it, reservation included, so 32 connections of one customer cost one scrypt
    * and one reservation, not 32. The entry is set before anything is awaited, so a request arriving
-   * a moment later always finds it. `failKey` null: a refresh of a cached password, nothing reserved.
+   * a moment later always finds it. `fail` null: a refresh of a cached password, nothing reserved.
    * Answers whether the password matched, or the seconds to wait when the limit was reached.
    */
-  private verifyOnce(customerId: string, storedHash: string, password: string, failKey: string | null): Promise<boolean | number> {
+  private verifyOnce(customerId: string, storedHash: string, password: string, fail: FailCounter | null): Promise<boolean | number> {
     const fingerprint = this.cache.fingerprint(password)
     const key = `${customerId}\n${storedHash}\n${fingerprint}`
     const pending = this.verifying.get(key)
     if (pending !== undefined) return pending
     const check = (async () => {
-      if (failKey !== null) {
-        const reserved = await this.reserveFailure(failKey)
+      if (fail !== null) {
+        const reserved = await this.reserveFailure(fail)
         if (reserved !== true) return reserved
       }
       const matches = await verifyPassword(password, storedHash)
       if (matches) {
         this.cache.remember(customerId, storedHash, password)
-        if (failKey !== null) await this.limiter.refund(failKey)
+        if (fail !== null) await this.limiter.refund(fail.key)
       }
       return matches
     })()
     this.verifying.set(key, check)
-    const byEmail = failKey === null ? null : `${failKey}\n${fingerprint}`
+    const byEmail = fail === null ? null : `${fail.key}\n${fingerprint}`
     if (byEmail !== null) this.checksByEmail.set(byEmail, { customerId, outcome: check })
     void check
       .finally(() => {
@@ -198,43 +247,39 @@ export class Authenticator {
   }
 }
 
-// The counters of D-14, one place for their keys: every check of one counter must read the same key.
+// The address counter of D-14, one place for its key: every check of one counter must read the same key.
 const addressFailKey = (clientAddress: string) => addressCounterKey(LIMITS.failedCredentialsPerAddress, clientAddress)
-const emailFailKey = (email: string) => counterKey(LIMITS.failedSignInsPerEmail, email)
 
-// Compared against when the key id is unknown, so a miss does the same work as a wrong secret.
-const UNKNOWN_KEY_HASH = sha256Hex('no such key')
-
-/** The principal of an API key's credentials, given the stored key (undefined: no such key); else 401. */
-function keyPrincipal(credentials: BasicCredentials, key: StoredApiKey | undefined): Principal {
-  // The hash is compared even for an unknown key, so a miss costs what a wrong secret costs.
-  const matches = constantTimeEqual(sha256Hex(credentials.password), key?.secret_hash ?? UNKNOWN_KEY_HASH)
-  if (key === undefined || key.revoked_at !== null || !matches) throw problems.unauthenticated()
-  return { kind: 'key', role: key.role, keyId: credentials.user, name: key.name }
+const CALLER_NAMES: Record<ScopeCaller, string> = {
+  app: 'app keys',
+  customer: 'customers',
+  staff: 'staff and admin keys, staff users signed in to the console',
+  admin: 'admin keys and admin staff users only'
 }
 
-const CALLER_NAMES: Record<CallerClass, string> = { app: 'app keys', customer: 'customers', staff: 'staff and admin keys' }
-
 /**
- * A scope of routes open to the given caller classes of D-12. Every route registered inside it
- * requires Basic credentials of one of those classes: 401 without valid ones, 403 for another class.
- * Finer rules (a customer's own records only) are the services'.
+ * A scope of routes open to the given callers (D-12, D-18). Every route registered inside it
+ * requires Basic credentials of one of those classes, or a console session of a staff user with
+ * its CSRF token (D-16): 401 without valid ones, 403 for another class (`csrf_failed` for a
+ * session without its token). Finer rules (a customer's own records only) are the services'.
  */
-export function callersScope(auth: Authenticator, callers: readonly CallerClass[], routes: (scope: App) => void) {
+export function callersScope(auth: Authenticator, callers: readonly ScopeCaller[], routes: (scope: App) => void) {
   return async function scope(app: App): Promise<void> {
     app.addHook('onRoute', (route) => {
       if (route.schema === undefined) return
       const schema = route.schema as Record<string, unknown>
-      schema.security = [{ basicAuth: [] }]
+      // Basic credentials, or a console session cookie with its CSRF token (D-16).
+      schema.security = [{ basicAuth: [] }, { consoleSession: [], csrfToken: [] }]
       schema['x-callers'] = [...callers]
-      const who = `Callers (D-12): ${callers.map((c) => CALLER_NAMES[c]).join(', ')}.`
+      const who = `Callers (D-12, D-18): ${callers.map((c) => CALLER_NAMES[c]).join(', ')}.`
       schema.description = typeof schema.description === 'string' ? `${who}\n\n${schema.description}` : who
-      addProblems(route.schema, callers.length === 3 ? ['unauthenticated'] : ['unauthenticated', 'forbidden'])
+      const everyone = ['app', 'customer', 'staff'].every((c) => callers.includes(c as ScopeCaller))
+      addProblems(route.schema, everyone ? ['unauthenticated', 'csrf_failed'] : ['unauthenticated', 'forbidden', 'csrf_failed'])
     })
     // Callback style, so a request admitted at once (`authenticate` answering without a promise)
     // goes on to its handler without waiting for a microtask turn.
     const admit = (request: FastifyRequest, principal: Principal, done: HookHandlerDoneFunction): void => {
-      if (!callers.includes(callerClass(principal))) {
+      if (!admits(callers, principal)) {
         done(problems.forbidden())
         return
       }
@@ -244,7 +289,7 @@ export function callersScope(auth: Authenticator, callers: readonly CallerClass[
     app.addHook('onRequest', (request, _reply, done) => {
       let outcome: Principal | Promise<Principal>
       try {
-        outcome = auth.authenticate(request.headers.authorization, request.ip)
+        outcome = auth.authenticateRequest(request.headers, request.ip)
       } catch (error) {
         return done(error as Error)
       }

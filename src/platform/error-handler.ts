@@ -27,7 +27,8 @@ const ABSENT = {
   service_not_found: problems.serviceNotFound,
   transaction_not_found: problems.transactionNotFound,
   item_not_found: problems.itemNotFound,
-  item_not_on_receipt: problems.itemNotOnReceipt
+  item_not_on_receipt: problems.itemNotOnReceipt,
+  staff_not_found: problems.staffNotFound
 } satisfies Record<AbsentCode, () => Problem>
 
 /**

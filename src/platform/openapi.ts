@@ -17,9 +17,13 @@ UTF-8 (a \`charset\` other than \`utf-8\`, or any \`Content-Encoding\` but \`ide
 \`unsupported_media_type\`; bytes that are not UTF-8: 400 \`invalid_json\`).
 
 **Credentials.** HTTP Basic on every \`/v1\` call: an API key (user name = key id, password = secret; role
-\`admin\`, \`staff\` or \`app\`) or a customer's e-mail and password. Each operation lists the caller classes
-it admits (D-12); a customer asking for another customer's record or transaction gets 404, as for an id
-that does not exist.
+\`admin\`, \`staff\` or \`app\`) or a customer's e-mail and password. Or, for staff users signed in to the
+console (POST /console/session), no \`Authorization\` header but the \`so_session\` cookie and the
+\`X-CSRF-Token\` header its sign-in answered (without it: 403 \`csrf_failed\`); a request with an
+\`Authorization\` header is judged by that header alone (D-16). Each operation lists the callers it admits in
+\`x-callers\` (D-12, D-18): \`app\`, \`customer\`, \`staff\` (staff and admin keys and staff users), or \`admin\`
+(admin keys and admin staff users only); a customer asking for another customer's record or transaction gets
+404, as for an id that does not exist.
 
 **Errors.** Every error is an RFC 9457 problem document (\`application/problem+json\`) with a stable
 \`code\`; validation failures carry \`errors\`, a list of \`{field, message}\` where \`field\` is a JSON
@@ -55,8 +59,9 @@ Such schemas carry \`x-absent\` with that code.
 
 **Dates and times** are written in the server's \`TIME_ZONE\` (default UTC), the same zone in every response.
 
-**Rate limits.** Sign-in and password-reset calls: 60 per client address per minute; 10 failed sign-ins
-per e-mail per 15 minutes (failed customer Basic credentials count too). Past a limit: 429 \`rate_limited\`
+**Rate limits.** Sign-in and password-reset calls (console sign-in and set-password too): 60 per client
+address per minute; 10 failed sign-ins per e-mail per 15 minutes (failed customer Basic credentials count
+too; console sign-ins are counted apart from customers'). Past a limit: 429 \`rate_limited\`
 with \`Retry-After\`.
 `.trim()
 
@@ -76,6 +81,18 @@ export async function registerOpenApi(app: App, version: string, publicUrl: stri
             type: 'http',
             scheme: 'basic',
             description: 'An API key (key id : secret) or a customer (e-mail : password).'
+          },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'so_session',
+            description: 'A console session of a staff user (D-16), set by POST /console/session; only with `csrfToken`.'
+          },
+          csrfToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-CSRF-Token',
+            description: 'The `csrf_token` POST /console/session answered; every request of a session sends it (D-16).'
           }
         }
       },
@@ -84,6 +101,7 @@ export async function registerOpenApi(app: App, version: string, publicUrl: stri
         { name: 'services', description: 'The catalogue: services, steps, statistics' },
         { name: 'items', description: 'Priced items of a service' },
         { name: 'transactions', description: 'Orders, their receipts, moves and history' },
+        { name: 'staff', description: 'Staff users, console sessions and the console settings (D-15, D-16)' },
         { name: 'operations', description: 'Health, readiness, metrics and this document' }
       ]
     },

@@ -17,14 +17,25 @@ export type Principal =
 export type CallerClass = 'app' | 'customer' | 'staff'
 
 /** The caller class a principal belongs to in D-12. */
-export function callerClass(principal: Principal): CallerClass {
+function callerClass(principal: Principal): CallerClass {
   if (principal.kind === 'customer') return 'customer'
   return principal.role === 'app' ? 'app' : 'staff'
 }
 
 /** Whether the principal holds the admin role, as an API key or a staff user (D-18). */
-export function isAdmin(principal: Principal): boolean {
+function isAdmin(principal: Principal): boolean {
   return principal.kind !== 'customer' && principal.role === 'admin'
+}
+
+/**
+ * Who a scope of routes admits (platform/auth.ts `callersScope`): the caller classes of D-12, or
+ * `admin`, the admin role only (D-18), as an admin API key or an admin staff user.
+ */
+export type ScopeCaller = CallerClass | 'admin'
+
+/** Whether a scope open to `callers` admits the principal; a scope open to staff admits admins too (D-12). */
+export function admits(callers: readonly ScopeCaller[], principal: Principal): boolean {
+  return callers.includes(callerClass(principal)) || (callers.includes('admin') && isAdmin(principal))
 }
 
 /** How the principal is named in history entries (D-56). */

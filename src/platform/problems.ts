@@ -11,6 +11,7 @@ export const PROBLEM_STATUS = {
   unauthenticated: 401,
   invalid_login: 401,
   forbidden: 403,
+  csrf_failed: 403,
   route_not_found: 404,
   customer_not_found: 404,
   service_not_found: 404,
@@ -18,6 +19,7 @@ export const PROBLEM_STATUS = {
   transaction_not_found: 404,
   item_not_found: 404,
   item_not_on_receipt: 404,
+  staff_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   email_taken: 409,
@@ -27,6 +29,7 @@ export const PROBLEM_STATUS = {
   transaction_closed: 409,
   item_not_in_service: 409,
   position_changed: 409,
+  last_admin: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   headers_too_large: 431,
@@ -118,6 +121,8 @@ export const problems = {
   invalidLogin: () =>
     new Problem('invalid_login', 'The e-mail address or password is not correct.', undefined, { 'www-authenticate': BASIC_CHALLENGE }),
   forbidden: (detail = 'These credentials may not call this operation.') => new Problem('forbidden', detail),
+  // D-16: a console session's request without its sign-in's CSRF token.
+  csrfFailed: () => new Problem('csrf_failed', 'A request with a console session must send the X-CSRF-Token its sign-in returned.'),
   routeNotFound: (method: string, path: string, why?: string) =>
     new Problem('route_not_found', `There is no operation ${method} ${path}${why === undefined ? '' : `: ${why}`}.`),
   methodNotAllowed: (method: string) =>
@@ -159,7 +164,13 @@ export const problems = {
   transactionNotFound: () => new Problem('transaction_not_found', 'No transaction with this id exists.'),
   itemNotFound: () => new Problem('item_not_found', 'No item with this id exists.'),
   itemNotOnReceipt: () => new Problem('item_not_on_receipt', 'This item is not on the receipt of the transaction.'),
-  emailTaken: () => new Problem('email_taken', 'Another customer already uses this e-mail address.'),
+  emailTaken: (who = 'customer') => new Problem('email_taken', `Another ${who} already uses this e-mail address.`),
+  staffNotFound: () => new Problem('staff_not_found', 'No staff user with this id exists.'),
+  lastAdmin: () =>
+    new Problem(
+      'last_admin',
+      'This is the last active admin staff user: make another one admin before disabling them or making them staff.'
+    ),
   serviceExists: () => new Problem('service_exists', 'A service with this name already exists.'),
   stepInUse: () => new Problem('step_in_use', 'Transactions are at this step; move them on before removing it.'),
   lastStep: () => new Problem('last_step', 'The only step of a service cannot be removed.'),
@@ -177,7 +188,8 @@ export const problems = {
     new Problem('invalid_card', `The card is not valid: ${field} ${message}.`, [{ field: `/customer/creditcard/${field}`, message }]),
   unknownZip: (field: string) =>
     new Problem('unknown_zip', 'This ZIP code is not in our US ZIP code database.', [{ field, message: 'is not a known US ZIP code' }]),
-  invalidToken: () => new Problem('invalid_token', 'This password reset link is not valid, was already used, or has expired.'),
+  invalidToken: (link = 'password reset') =>
+    new Problem('invalid_token', `This ${link} link is not valid, was already used, or has expired.`),
   internal: () => new Problem('internal', 'Something went wrong on our side; the request may be retried.'),
   unavailable: () =>
     new Problem('unavailable', 'The service cannot reach its database right now; try again shortly.', undefined, {

@@ -14,6 +14,8 @@ export interface Limit {
 export const LIMITS = {
   /** Failed sign-ins per e-mail, through sign-in or customer Basic credentials (D-14). */
   failedSignInsPerEmail: { name: 'signin-fail', limit: 10, windowMs: 15 * 60_000 },
+  /** Failed console sign-ins per e-mail (D-16): D-14's limit, counted apart from customers' sign-ins. */
+  failedStaffSignInsPerEmail: { name: 'staff-signin-fail', limit: 10, windowMs: 15 * 60_000 },
   /** Sign-in and password-reset calls per client address, whatever their outcome (D-14). */
   signInOrResetCallsPerAddress: { name: 'signin-calls', limit: 60, windowMs: 60_000 },
   /** Failed customer Basic credentials per client address, so guessing across e-mails is bounded (D-14). */

@@ -65,7 +65,13 @@ export const TEXT_RULE_MESSAGES: Readonly<Record<string, string>> = {
 }
 
 /** The not-found codes a key that cannot exist is answered with (`Key`). */
-export type AbsentCode = 'customer_not_found' | 'service_not_found' | 'transaction_not_found' | 'item_not_found' | 'item_not_on_receipt'
+export type AbsentCode =
+  | 'customer_not_found'
+  | 'service_not_found'
+  | 'transaction_not_found'
+  | 'item_not_found'
+  | 'item_not_on_receipt'
+  | 'staff_not_found'
 
 /**
  * An id or name that looks a record up, from a path or a body. One holding control characters can

@@ -53,13 +53,22 @@ describeEachDialect('fuzzing every /v1 route through HTTP (issue 8)', (t: TestAp
   /** Each route's valid request, per caller class allowed to make it; made before any fuzzing. */
   const bases = new Map<string, Map<CallerClass, Example>>()
 
-  /** Caller classes D-12 lets make the request (staff always); they reach validation and beyond. */
+  /**
+   * Caller classes D-12 and D-18 let make the request, they reach validation and beyond: staff
+   * first, or the admin key first for operations of admins only (D-18).
+   */
   function callersOf(route: RouteSpec): CallerClass[] {
-    return (['staff', 'customer', 'app'] as const).filter((caller) => D12[route.who][caller] !== 'no')
+    const callers = (['staff', 'customer', 'app'] as const).filter((caller) => D12[route.who][caller] !== 'no')
+    return D12[route.who].staff === 'no' ? ['admin', ...callers] : callers
+  }
+
+  /** The caller the payload and JSON properties send as: staff, or admin where staff may not call. */
+  function privileged(route: RouteSpec): CallerClass {
+    return callersOf(route)[0]!
   }
 
   function authOf(caller: CallerClass): string {
-    return caller === 'staff' ? t.auth.staff : caller === 'app' ? t.auth.app : fx.me.auth
+    return caller === 'staff' ? t.auth.staff : caller === 'admin' ? t.auth.admin : caller === 'app' ? t.auth.app : fx.me.auth
   }
 
   before(async () => {
@@ -142,9 +151,9 @@ describeEachDialect('fuzzing every /v1 route through HTTP (issue 8)', (t: TestAp
         if (!served()) return c.skip('not served by this app')
         await fc.assert(
           fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (json) => {
-            const base = bases.get(route.id)!.get('staff')!
-            const headers = { authorization: t.auth.staff, 'content-type': 'application/json' }
-            await send(route, { url: base.path, headers, payload: JSON.stringify(json) ?? 'null' }, '[staff]')
+            const base = bases.get(route.id)!.get(privileged(route))!
+            const headers = { authorization: authOf(privileged(route)), 'content-type': 'application/json' }
+            await send(route, { url: base.path, headers, payload: JSON.stringify(json) ?? 'null' }, `[${privileged(route)}]`)
           }),
           settings(`${route.id}:json`, RUNS.json)
         )
@@ -155,10 +164,10 @@ describeEachDialect('fuzzing every /v1 route through HTTP (issue 8)', (t: TestAp
       if (!served()) return c.skip('not served by this app')
       await fc.assert(
         fc.asyncProperty(oddPayload, oddContentType, async (payload, contentType) => {
-          const base = bases.get(route.id)!.get('staff')!
-          const headers: Record<string, string> = { authorization: t.auth.staff }
+          const base = bases.get(route.id)!.get(privileged(route))!
+          const headers: Record<string, string> = { authorization: authOf(privileged(route)) }
           if (contentType !== undefined) headers['content-type'] = contentType
-          await send(route, { url: base.path, headers, payload }, `[staff ${contentType ?? 'no content type'}]`)
+          await send(route, { url: base.path, headers, payload }, `[${privileged(route)} ${contentType ?? 'no content type'}]`)
         }),
         settings(`${route.id}:payload`, RUNS.payload)
       )

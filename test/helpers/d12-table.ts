@@ -2,8 +2,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { ROOT } from './processes.js'
 
-/** The caller classes of D-12 (admin may call everything staff may). */
-export type CallerClass = 'app' | 'customer' | 'staff'
+/** The caller classes of D-12 and D-18: `admin` is the admin role only, as a key or a staff user (D-18). */
+export type CallerClass = 'app' | 'customer' | 'staff' | 'admin'
 
 /**
  * One cell of D-12: `yes`; `no` (403); `own` (a customer's own records only: another's is 404 as
@@ -30,26 +30,47 @@ export function accessOfCell(text: string): Access {
 }
 
 /**
- * The table of D-12 as decisions.md writes it: `| operation | app | customer | staff |` and its
- * rows, keyed by the operation cell's text. Throws when the table is not where D-12 says it is.
+ * A table of callers as decisions.md writes it under `ruling` (`| operation | app | customer | staff |`,
+ * D-18 with an `admin` column too) and its rows, keyed by the operation cell's text. Throws when the
+ * table is not where the ruling says it is, or has other columns.
  */
-export function parseD12(markdown: string): D12Table {
-  const start = markdown.indexOf('- D-12 ')
-  if (start === -1) throw new Error('decisions.md has no D-12')
+function parseCallerTable(
+  markdown: string,
+  ruling: 'D-12' | 'D-18',
+  columns: readonly CallerClass[]
+): Record<string, Partial<Record<CallerClass, Access>>> {
+  const start = markdown.indexOf(`- ${ruling} `)
+  if (start === -1) throw new Error(`decisions.md has no ${ruling}`)
   const lines = markdown.slice(start).split('\n')
   const header = lines.findIndex((line) => /^\|\s*operation\s*\|/.test(line))
-  if (header === -1) throw new Error('D-12 has no table')
-  const columns = cells(lines[header]!)
-  const expected: CallerClass[] = ['app', 'customer', 'staff']
-  if (JSON.stringify(columns.slice(1)) !== JSON.stringify(expected)) throw new Error(`D-12's columns are ${columns.join(', ')}`)
-  const table: D12Table = {}
+  if (header === -1) throw new Error(`${ruling} has no table`)
+  const found = cells(lines[header]!)
+  if (JSON.stringify(found.slice(1)) !== JSON.stringify(columns)) throw new Error(`${ruling}'s columns are ${found.join(', ')}`)
+  const table: Record<string, Partial<Record<CallerClass, Access>>> = {}
   for (const line of lines.slice(header + 2)) {
     if (!line.startsWith('|')) break
-    const [operation, app, customer, staff] = cells(line)
-    table[operation!] = { app: accessOfCell(app!), customer: accessOfCell(customer!), staff: accessOfCell(staff!) }
+    const [operation, ...values] = cells(line)
+    table[operation!] = Object.fromEntries(columns.map((column, i) => [column, accessOfCell(values[i]!)]))
   }
-  if (Object.keys(table).length === 0) throw new Error('D-12 has an empty table')
+  if (Object.keys(table).length === 0) throw new Error(`${ruling} has an empty table`)
   return table
+}
+
+/**
+ * The table of D-12 as decisions.md writes it: `| operation | app | customer | staff |` and its
+ * rows, keyed by the operation cell's text. D-12 says admin may call everything staff may: each
+ * row's `admin` is its `staff`.
+ */
+export function parseD12(markdown: string): D12Table {
+  const rows = parseCallerTable(markdown, 'D-12', ['app', 'customer', 'staff'])
+  return Object.fromEntries(
+    Object.entries(rows).map(([operation, row]) => [operation, { ...row, admin: row.staff } as Record<CallerClass, Access>])
+  )
+}
+
+/** The table of D-18 (operations added after D-12), with its `admin` column: `| operation | app | customer | staff | admin |`. */
+export function parseD18(markdown: string): D12Table {
+  return parseCallerTable(markdown, 'D-18', ['app', 'customer', 'staff', 'admin']) as D12Table
 }
 
 function cells(line: string): string[] {
@@ -60,8 +81,9 @@ function cells(line: string): string[] {
     .map((cell) => cell.trim())
 }
 
-/** D-12 read from decisions.md, or undefined when the file is not beside this clone. */
+/** D-12 and D-18 read from decisions.md, as one table, or undefined when the file is not beside this clone. */
 export function readD12(): D12Table | undefined {
   if (!fs.existsSync(DECISIONS_FILE)) return undefined
-  return parseD12(fs.readFileSync(DECISIONS_FILE, 'utf8'))
+  const markdown = fs.readFileSync(DECISIONS_FILE, 'utf8')
+  return { ...parseD12(markdown), ...parseD18(markdown) }
 }

@@ -31,7 +31,24 @@ const D12_AS_WRITTEN = {
   'update transaction': { app: 'no', customer: 'own', staff: 'yes' },
   'add to receipt, remove from receipt': { app: 'no', customer: 'own', staff: 'yes' },
   'move transaction': { app: 'no', customer: 'no', staff: 'yes' }
+} as const satisfies Record<string, Record<D12Caller, Access>>
+
+/** The table of D-18 (operations added after D-12, with an `admin` column) as this suite was written against it. */
+const D18_AS_WRITTEN = {
+  'staff create, staff list, staff update': { app: 'no', customer: 'no', staff: 'no', admin: 'yes' },
+  'catalogue services, catalogue service update, catalogue step update (D-47)': { app: 'no', customer: 'no', staff: 'yes', admin: 'yes' },
+  'report timing (D-58)': { app: 'no', customer: 'no', staff: 'yes', admin: 'yes' },
+  'transaction eta (D-59)': { app: 'no', customer: 'own', staff: 'yes', admin: 'yes' },
+  'customer messaging (D-65)': { app: 'no', customer: 'own', staff: 'yes', admin: 'yes' }
 } as const satisfies Record<string, Record<CallerClass, Access>>
+
+/** The classes of D-12's table; D-12 says admin may call everything staff may. */
+type D12Caller = Exclude<CallerClass, 'admin'>
+
+/** Rows in D-12's three columns, each with `admin` as its `staff`. */
+function withAdmin(rows: Record<string, Record<D12Caller, Access>>): D12Table {
+  return Object.fromEntries(Object.entries(rows).map(([operation, row]) => [operation, { ...row, admin: row.staff }]))
+}
 
 /**
  * Our ruling for the tracking links of issue 9, which D-12 does not list: like reading a
@@ -39,16 +56,16 @@ const D12_AS_WRITTEN = {
  */
 const EXTENSIONS = {
   'get tracking link, renew tracking link': { app: 'no', customer: 'own', staff: 'yes' }
-} as const satisfies Record<string, Record<CallerClass, Access>>
+} as const satisfies Record<string, Record<D12Caller, Access>>
 
 /** D-12 from decisions.md when it is beside the clone, else the copy above. */
 const FROM_DECISIONS = readD12()
 export const D12_SOURCE: 'decisions.md' | 'copy' = FROM_DECISIONS === undefined ? 'copy' : 'decisions.md'
-export const D12_WRITTEN: D12Table = D12_AS_WRITTEN
-export const D12_EXTENSIONS: D12Table = EXTENSIONS
-export const D12 = { ...(FROM_DECISIONS ?? D12_AS_WRITTEN), ...EXTENSIONS } as Record<D12Row, Record<CallerClass, Access>>
+export const D12_WRITTEN: D12Table = { ...withAdmin(D12_AS_WRITTEN), ...D18_AS_WRITTEN }
+export const D12_EXTENSIONS: D12Table = withAdmin(EXTENSIONS)
+export const D12 = { ...(FROM_DECISIONS ?? D12_WRITTEN), ...D12_EXTENSIONS } as Record<D12Row, Record<CallerClass, Access>>
 
-export type D12Row = keyof typeof D12_AS_WRITTEN | keyof typeof EXTENSIONS
+export type D12Row = keyof typeof D12_AS_WRITTEN | keyof typeof D18_AS_WRITTEN | keyof typeof EXTENSIONS
 
 /** A customer with Basic credentials. */
 export interface Person {
@@ -152,6 +169,18 @@ export class Fixtures {
       Array.from({ length: steps }, (_, i) => ({ description: `Step ${i + 1}` }))
     )
     return name
+  }
+
+  /** A throwaway staff user made with the admin key (D-15); answers their id. */
+  async staffUser(): Promise<string> {
+    const email = `throwaway${this.next()}.${Date.now()}@example.com`
+    const made = await this.t.post(
+      '/v1/staff/create',
+      { email, name: 'Throwaway', role: 'staff', password: 'staff-password' },
+      { auth: this.t.auth.admin }
+    )
+    assert.equal(made.statusCode, 200, made.body)
+    return (made.json() as { staff_id: string }).staff_id
   }
 
   /** A live reset token of a throwaway customer (spending it changes only that customer's password). */
@@ -451,6 +480,39 @@ export const ROUTES: readonly RouteSpec[] = [
     who: 'get tracking link, renew tracking link',
     notFound: 'transaction_not_found',
     example: async (fx, owner) => ({ path: `/v1/transaction/${enc(await fx.order(owner))}/tracking/renew` })
+  },
+  {
+    id: 'createStaffUser',
+    route: '/v1/staff/create',
+    params: [],
+    body: true,
+    writes: true,
+    who: 'staff create, staff list, staff update',
+    example: async (fx) => ({
+      path: '/v1/staff/create',
+      body: { email: `staff${fx.next()}.${Date.now()}@example.com`, name: 'Stella Staff', role: 'staff', password: 'staff-password' }
+    })
+  },
+  {
+    id: 'listStaffUsers',
+    route: '/v1/staff/list',
+    params: [],
+    body: false,
+    writes: false,
+    who: 'staff create, staff list, staff update',
+    example: async () => ({ path: '/v1/staff/list' })
+  },
+  {
+    id: 'updateStaffUser',
+    route: '/v1/staff/update',
+    params: [],
+    body: true,
+    writes: true,
+    who: 'staff create, staff list, staff update',
+    example: async (fx) => ({
+      path: '/v1/staff/update',
+      body: { staff_id: await fx.staffUser(), name: `Renamed ${fx.next()}`, role: 'staff' }
+    })
   }
 ]
 

@@ -244,6 +244,7 @@ describe('the rate limits and their keys (D-14, issue 25)', () => {
   it('should give each limit its own name, limit and window', () => {
     assert.deepEqual(LIMITS, {
       failedSignInsPerEmail: { name: 'signin-fail', limit: 10, windowMs: 15 * 60_000 },
+      failedStaffSignInsPerEmail: { name: 'staff-signin-fail', limit: 10, windowMs: 15 * 60_000 },
       signInOrResetCallsPerAddress: { name: 'signin-calls', limit: 60, windowMs: 60_000 },
       failedCredentialsPerAddress: { name: 'basic-fail', limit: 60, windowMs: 60_000 },
       trackingCallsPerAddress: { name: 'tracking-calls', limit: 60, windowMs: 60_000 }

@@ -1,7 +1,7 @@
 import Type from 'typebox'
 import { Constant } from '../../platform/components.js'
+import { Email, NewPassword } from '../../platform/credential-fields.js'
 import { Line } from '../../platform/schemas.js'
-import { Email, NewPassword } from './customers.schemas.js'
 import { RESET_REQUESTED_MESSAGE } from './password-reset.service.js'
 
 export const SignInBody = Type.Object({

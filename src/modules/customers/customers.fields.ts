@@ -1,16 +1,8 @@
-import { EMAIL_MESSAGE, isValidEmail, normalizeEmail } from '../../common/email.js'
-import { invalidField, problems } from '../../platform/problems.js'
+import { problems } from '../../platform/problems.js'
 import type { Place, ZipDirectory } from './zip-codes.js'
 
 /** D-70 "names 100": `customer_name` as a whole (so each of first and last name too). */
 export const NAME_MAX = 100
-
-/** An e-mail address trimmed and lower-cased, or a 400 naming `field` (D-31). */
-export function emailOf(raw: string, field: string): string {
-  const email = normalizeEmail(raw)
-  if (!isValidEmail(email)) throw invalidField(field, EMAIL_MESSAGE)
-  return email
-}
 
 /** A name as stored: NFC, trimmed, runs of white space made one space. */
 export function cleanText(raw: string): string {

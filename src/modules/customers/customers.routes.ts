@@ -1,10 +1,10 @@
 import type { App } from '../../platform/app-types.js'
 import { Ref } from '../../platform/components.js'
+import { passwordInNfkc } from '../../platform/credential-fields.js'
 import { callerOf } from '../../platform/idempotency.js'
 import { operation } from '../../platform/schemas.js'
 import { CreateCustomerBody, CustomerCreateView, CustomerIdParams, CustomerView, UpdateCustomerBody } from './customers.schemas.js'
 import type { CustomersService } from './customers.service.js'
-import { passwordInNfkc } from './new-password.js'
 
 const tags = ['customers']
 

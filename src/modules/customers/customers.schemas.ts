@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox'
+import { EMAIL_MAX, Email, NewPassword } from '../../platform/credential-fields.js'
 import { Key, LINE_PATTERN, Line, PathKey, Text, UNTRIMMED_TEXT_BOUND } from '../../platform/schemas.js'
 import { NAME_MAX } from './customers.fields.js'
 import { ZIP_PATTERN } from './zip-codes.js'
@@ -6,33 +7,8 @@ import { ZIP_PATTERN } from './zip-codes.js'
 /** One line of text up to `maxLength` characters, without control characters (the text rule, schemas.ts). */
 const SingleLine = Line
 
-// D-31: the limit of an e-mail address, counted after trimming; names' is NAME_MAX (D-70).
-const EMAIL_MAX = 254
 // Customer ids are opaque (D-30); one longer than this names no customer.
 const ID_MAX = 64
-
-/**
- * An e-mail address as sent; trimmed, lower-cased and checked by the service (D-31). Tabs and line
- * breaks around it are trimmed like spaces, so the schema lets them through (free text).
- */
-export function Email(
-  description = 'Trimmed and lower-cased; ASCII, at most 254 characters, local part at most 64, its dots each between two other characters (RFC 5321 dot-string), domain host names with at least one dot (D-31).'
-) {
-  // The 254 apply to the trimmed address (checked by the service): the document states them.
-  return Text(UNTRIMMED_TEXT_BOUND, { description, 'x-doc-maxLength': EMAIL_MAX })
-}
-
-/**
- * A password as set by create and reset (D-31, D-37). No control characters: Basic credentials
- * cannot carry them (RFC 7617), so such a password could never be used.
- */
-export function NewPassword(description = '8 to 128 characters, no control characters.') {
-  // Passwords are compared in Unicode NFKC (common/crypto.ts), whatever form a keyboard sends.
-  return Line(128, {
-    minLength: 8,
-    description: `${description} Counted and compared in Unicode NFKC: the same visible password matches in any normalisation form.`
-  })
-}
 
 export const CreateCustomerBody = Type.Object({
   email: Email(),

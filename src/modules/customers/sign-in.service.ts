@@ -1,8 +1,8 @@
 import type { Static } from 'typebox'
 import type { Authenticator } from '../../platform/auth.js'
+import { emailOf } from '../../platform/credential-fields.js'
 import { problems } from '../../platform/problems.js'
 import type { SignInBody, SignInResponse } from './access.schemas.js'
-import { emailOf } from './customers.fields.js'
 
 /** Customer sign-in (D-35): checks an e-mail and password, answers the customer id. */
 export class SignInService {

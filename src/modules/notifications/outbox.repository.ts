@@ -19,10 +19,18 @@ export interface PasswordResetPayload {
   sealed_link: string
 }
 
+/** What a `staff_invitation` e-mail needs (D-15); its set-password link holds a token, so it is sealed too. */
+export interface StaffInvitationPayload {
+  email: string
+  name: string
+  sealed_link: string
+}
+
 /** One message to write into the outbox, in the caller's database transaction. */
 export type OutboxMessage =
   | { channel: OutboxChannel; template: 'step'; orderId: number; customerId: string; payload: StepEventPayload }
   | { channel: 'email'; template: 'password_reset'; orderId: null; customerId: string; payload: PasswordResetPayload }
+  | { channel: 'email'; template: 'staff_invitation'; orderId: null; customerId: null; payload: StaffInvitationPayload }
 
 /**
  * A stable public id per message, sent to receivers so they can drop duplicates (D-60). It sorts

@@ -6,8 +6,8 @@ export type OutboxChannel = 'email' | 'text' | 'trak'
 /** Every channel, in the order metrics list them. */
 export const OUTBOX_CHANNELS: readonly OutboxChannel[] = ['email', 'text', 'trak']
 
-/** What an outbox message says: a step was entered, or a password reset was asked for (D-36). */
-export type OutboxTemplate = 'step' | 'password_reset'
+/** What an outbox message says: a step was entered, a password reset was asked for (D-36), a staff user was invited (D-15). */
+export type OutboxTemplate = 'step' | 'password_reset' | 'staff_invitation'
 
 export type OutboxStatus = 'pending' | 'delivered' | 'skipped' | 'dead'
 

@@ -4,10 +4,10 @@ import { decrypt } from '../../../common/crypto.js'
 import { fullName, type NotificationsRepository } from '../notifications.repository.js'
 import type { OutboxClaims } from '../outbox-claims.repository.js'
 import { type Channel, type DeliveryResult, failed, type OnRecorded, type OutboxDelivery, unsupported } from './channel.js'
-import { type EmailContent, passwordResetEmail, stepEmail } from './email.templates.js'
+import { type EmailContent, passwordResetEmail, staffInvitationEmail, stepEmail } from './email.templates.js'
 import { describeError, isPermanentSmtpRefusal } from './errors.js'
 import { writeMessageFile } from './outbox-files.js'
-import { passwordResetPayload, stepPayload } from './payloads.js'
+import { passwordResetPayload, staffInvitationPayload, stepPayload } from './payloads.js'
 
 /** Where e-mails go (D-02): SMTP_URL, else `.eml` files under `<dataDir>/mail/`; MAIL_FROM sends them. */
 export interface EmailSettings {
@@ -62,20 +62,38 @@ export function emailChannel(deps: EmailChannelDeps): Channel {
     return { to: { name, address: contact.email }, content: stepEmail(name, payload) }
   }
 
+  /** The link of a sealed payload, or a permanent failure when this data key cannot open it. */
+  function unsealed(sealedLink: string, what: string): string | DeliveryResult {
+    try {
+      return decrypt(deps.dataKey, sealedLink)
+    } catch {
+      return failed(`the ${what} link cannot be unsealed with this data key`, true)
+    }
+  }
+
   async function resetLetter(message: OutboxDelivery): Promise<Letter | DeliveryResult> {
     const payload = passwordResetPayload(message)
     if (payload === undefined) return failed('the message payload is unreadable or its link was scrubbed', true)
-    let link: string
-    try {
-      link = decrypt(deps.dataKey, payload.sealed_link)
-    } catch {
-      return failed('the reset link cannot be unsealed with this data key', true)
-    }
+    const link = unsealed(payload.sealed_link, 'reset')
+    if (typeof link !== 'string') return link
     const contact = message.customerId === null ? undefined : await deps.repository.contact(message.customerId)
     const name = contact === undefined ? '' : fullName(contact)
     return {
       to: { name, address: payload.email },
       content: passwordResetEmail(name, link),
+      // D-73: once sent, the link (a live token) no longer needs to sit in the database.
+      onDelivered: (tx) => deps.claims.scrubPayload(tx, message.id, JSON.stringify({ email: payload.email, link_scrubbed: true }))
+    }
+  }
+
+  async function invitationLetter(message: OutboxDelivery): Promise<Letter | DeliveryResult> {
+    const payload = staffInvitationPayload(message)
+    if (payload === undefined) return failed('the message payload is unreadable or its link was scrubbed', true)
+    const link = unsealed(payload.sealed_link, 'set-password')
+    if (typeof link !== 'string') return link
+    return {
+      to: { name: payload.name, address: payload.email },
+      content: staffInvitationEmail(payload.name, link),
       // D-73: once sent, the link (a live token) no longer needs to sit in the database.
       onDelivered: (tx) => deps.claims.scrubPayload(tx, message.id, JSON.stringify({ email: payload.email, link_scrubbed: true }))
     }
@@ -88,7 +106,9 @@ export function emailChannel(deps: EmailChannelDeps): Channel {
           ? await stepLetter(message)
           : message.template === 'password_reset'
             ? await resetLetter(message)
-            : unsupported(message)
+            : message.template === 'staff_invitation'
+              ? await invitationLetter(message)
+              : unsupported(message)
       if ('kind' in letter) return letter
       const mail: SendMailOptions = {
         from: settings.mailFrom,

@@ -65,6 +65,33 @@ export function stepEmail(name: string, payload: StepEventPayload): EmailContent
   return { subject, text, html }
 }
 
+/** D-15: the invitation of a new staff user, with their 72-hour link to set a password. */
+export function staffInvitationEmail(name: string, link: string): EmailContent {
+  const subject = 'Your staff account: set your password'
+  const text = [
+    greeting(name),
+    '',
+    'An account for the staff console has been made for you with this e-mail address.',
+    'Open this link within 72 hours to set your password; then sign in with it:',
+    '',
+    link,
+    '',
+    'If you did not expect this, ignore this e-mail.',
+    ''
+  ].join('\n')
+  const html = page(
+    subject,
+    [
+      `<p>${escapeHtml(greeting(name))}</p>`,
+      '<p>An account for the staff console has been made for you with this e-mail address. Open this link within 72 hours to set your password; then sign in with it:</p>',
+      `<p><a href="${escapeHtml(link)}">Set your password</a></p>`,
+      `<p style="font-size: 0.9em; color: #555;">${escapeHtml(link)}</p>`,
+      '<p>If you did not expect this, ignore this e-mail.</p>'
+    ].join('\n')
+  )
+  return { subject, text, html }
+}
+
 /** D-36: the password reset e-mail with its one-hour link. */
 export function passwordResetEmail(name: string, link: string): EmailContent {
   const subject = 'Reset your password'

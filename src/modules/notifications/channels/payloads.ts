@@ -1,4 +1,4 @@
-import type { PasswordResetPayload, StepEventPayload } from '../outbox.repository.js'
+import type { PasswordResetPayload, StaffInvitationPayload, StepEventPayload } from '../outbox.repository.js'
 import type { OutboxDelivery } from './channel.js'
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -21,6 +21,10 @@ function isPasswordResetPayload(payload: unknown): payload is PasswordResetPaylo
   return isObject(payload) && typeof payload.email === 'string' && typeof payload.sealed_link === 'string'
 }
 
+function isInvitationPayload(payload: unknown): payload is StaffInvitationPayload {
+  return isPasswordResetPayload(payload) && typeof (payload as { name?: unknown }).name === 'string'
+}
+
 /** The payload of a `step` message, or undefined when the row does not hold one. */
 export function stepPayload(message: OutboxDelivery): StepEventPayload | undefined {
   const { payload } = message
@@ -31,6 +35,12 @@ export function stepPayload(message: OutboxDelivery): StepEventPayload | undefin
 export function passwordResetPayload(message: OutboxDelivery): PasswordResetPayload | undefined {
   const { payload } = message
   return message.template === 'password_reset' && isPasswordResetPayload(payload) ? payload : undefined
+}
+
+/** The payload of a `staff_invitation` message, or undefined (also once its link was scrubbed). */
+export function staffInvitationPayload(message: OutboxDelivery): StaffInvitationPayload | undefined {
+  const { payload } = message
+  return message.template === 'staff_invitation' && isInvitationPayload(payload) ? payload : undefined
 }
 
 /** "step 2 of 5 (40%)": the progress a customer reads in e-mails and texts (D-60). */

@@ -143,7 +143,11 @@ export async function insertOrderFixture(
 }
 
 /** The outbox messages of entering step `position` of the order's service, one per channel (D-60). */
-export function stepMessages(order: TestOrder, position: number, channels: readonly OutboxChannel[]): OutboxMessage[] {
+export function stepMessages(
+  order: TestOrder,
+  position: number,
+  channels: readonly OutboxChannel[]
+): Extract<OutboxMessage, { template: 'step' }>[] {
   const step = order.service.steps[position - 1]!
   return channels.map((channel) => ({
     channel,
