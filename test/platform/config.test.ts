@@ -40,6 +40,7 @@ describe('loadConfig defaults (D-02)', () => {
         'database',
         'timeZone',
         'publicUrl',
+        'shopName',
         'smtpUrl',
         'smsWebhookUrl',
         'webhookUrl',
@@ -61,6 +62,7 @@ describe('loadConfig defaults (D-02)', () => {
         database: { kind: 'sqlite', file: path.resolve('data', 'service-ordering.db') },
         timeZone: 'UTC',
         publicUrl: 'http://localhost:3000',
+        shopName: 'Our shop',
         smtpUrl: null,
         smsWebhookUrl: null,
         webhookUrl: null,
@@ -112,6 +114,8 @@ describe('loadConfig accepted values (D-02)', () => {
     ['HOST 0.0.0.0', { HOST: '0.0.0.0' }, { host: '0.0.0.0' }],
     ['HOST ::', { HOST: '::' }, { host: '::' }],
     ['HOST a name', { HOST: 'api.internal' }, { host: 'api.internal' }],
+    ['SHOP_NAME, trimmed (D-63)', { SHOP_NAME: '  Wash & Fold ' }, { shopName: 'Wash & Fold' }],
+    ['SHOP_NAME of 100 characters', { SHOP_NAME: 'é'.repeat(100) }, { shopName: 'é'.repeat(100) }],
     [
       'DATA_DIR',
       { DATA_DIR: '/var/lib/so' },
@@ -197,6 +201,12 @@ describe('loadConfig refusals: one line naming the variable and what it accepts 
     ['PORT with a fraction', { PORT: '80.5' }, 'PORT must be a whole number from 0 to 65535 (got "80.5")'],
     ['HOST with a space', { HOST: 'my host' }, 'HOST must be an IP address or a host name such as 0.0.0.0 or localhost (got "my host")'],
     ['HOST with a scheme', { HOST: 'http://x' }, 'HOST must be an IP address or a host name such as 0.0.0.0 or localhost (got "http://x")'],
+    [
+      'SHOP_NAME of 101 characters',
+      { SHOP_NAME: 'x'.repeat(101) },
+      `SHOP_NAME must be 1 to 100 characters on one line (got "${'x'.repeat(101)}")`
+    ],
+    ['SHOP_NAME of two lines', { SHOP_NAME: 'Wash\nFold' }, 'SHOP_NAME must be 1 to 100 characters on one line (got "Wash\\nFold")'],
     [
       'DATABASE_URL of another engine',
       { DATABASE_URL: 'mysql://db/so' },
