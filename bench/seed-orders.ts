@@ -78,7 +78,9 @@ export async function seedOrders(
           delivery_at: pickup + 2 * DAY,
           note: random() < 0.3 ? 'Leave at the front desk' : '',
           created_at: createdAt,
-          updated_at: createdAt
+          updated_at: createdAt,
+          // Entered its step when the history below says it was moved there (D-48).
+          step_entered_at: position > 1 ? createdAt + DAY * 1000 : createdAt
         })
         // Receipt lines: average - 2 to average + 2 distinct items of the service.
         const items = services[s]!.itemIds

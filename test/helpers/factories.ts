@@ -51,6 +51,7 @@ export interface StepSpec {
   description: string
   button_title?: string
   events?: string[]
+  expected_minutes?: number | null
 }
 
 /** A service with these steps, created over HTTP with the staff key. */

@@ -22,6 +22,8 @@ const ALL = [
   '0011_history_follows',
   '0012_health_probe',
   '0013_constraint_names',
+  '0014_staff',
+  '0015_step_timing',
   '0017_history_by'
 ]
 const PROCESSES = 3

@@ -13,7 +13,7 @@ export interface ServicesTable {
   created_at: number
 }
 
-/** `service_steps`: the numbered steps of a service. Rows keep their id when renumbered (D-42). */
+/** `service_steps`: the numbered steps of a service. Rows keep their id when renumbered (D-42) or edited (D-47). */
 export interface ServiceStepsTable {
   id: Generated<number>
   service_id: number
@@ -24,6 +24,11 @@ export interface ServiceStepsTable {
   events: string
   // Orders currently at this step, kept in the same database transaction as every move (D-44).
   order_count: number
+  // An open order at the step longer than this is overdue (D-48); null: no expectation.
+  expected_minutes: number | null
+  // Raised whenever a text statistics show of the step changes (its description, its service's
+  // name or image title, D-47): texts kept in memory are known stale by it (step-texts.ts).
+  texts_version: Generated<number>
 }
 
 /** `items`: priced things that can be put on a receipt, per service (D-45). */

@@ -8,6 +8,8 @@ export interface StatsCounterRow {
   service_id: number
   position: number
   order_count: number
+  // Equal versions: equal texts (catalogue.table.ts).
+  texts_version: number
 }
 
 /** A service as the use cases need it. */
@@ -16,6 +18,16 @@ export interface ServiceRecord {
   public_id: string
   name: string
   step_count: number
+}
+
+/** A step as create service and add step write it (D-41, D-48). */
+export interface NewStep {
+  service_id: number
+  position: number
+  description: string
+  button_title: string
+  events: string
+  expected_minutes: number | null
 }
 
 /** How a use case holds a service row on PostgreSQL while it works (no-op on SQLite). */
@@ -45,7 +57,7 @@ export function servicesRepository(database: StatementCompiler) {
 
   // Counters are kept per step in the same transaction as every order change, so this reads
   // services x steps integers whatever the number of orders (D-44). They come as one JSON text of
-  // [step id, service id, position, count] tuples: one value for the driver instead of a row object
+  // [step id, service id, position, count, texts version] tuples: one value for the driver instead of a row object
   // per step, which on PostgreSQL (statistics read per request) was most of the time.
   const counters = database.prepare<Record<string, never>, { counters: string }>('services.counters', (db) =>
     db
@@ -53,7 +65,7 @@ export function servicesRepository(database: StatementCompiler) {
       .select(
         dialect
           .jsonArrayRows(
-            [sql.ref('id'), sql.ref('service_id'), sql.ref('position'), sql.ref('order_count')],
+            [sql.ref('id'), sql.ref('service_id'), sql.ref('position'), sql.ref('order_count'), sql.ref('texts_version')],
             sql.join([sql.ref('service_id'), sql.ref('position')])
           )
           .as('counters')
@@ -94,10 +106,7 @@ export function servicesRepository(database: StatementCompiler) {
       .returning('id')
   )
 
-  const insertStep = database.prepare<
-    { service_id: number; position: number; description: string; button_title: string; events: string },
-    { id: number }
-  >('services.insertStep', (db, param) =>
+  const insertStep = database.prepare<NewStep, { id: number }>('services.insertStep', (db, param) =>
     db
       .insertInto('service_steps')
       .values({
@@ -106,6 +115,7 @@ export function servicesRepository(database: StatementCompiler) {
         description: param('description'),
         button_title: param('button_title'),
         events: param('events'),
+        expected_minutes: param('expected_minutes'),
         order_count: 0
       })
       .returning('id')
@@ -162,8 +172,17 @@ export function servicesRepository(database: StatementCompiler) {
     /** Every step's counter, and the text they were read as (equal texts: equal counters). */
     counters: async (): Promise<{ text: string; rows: StatsCounterRow[] }> => {
       const text = (await counters.first({}))?.counters ?? '[]'
-      const tuples = JSON.parse(text) as Array<[number, number, number, number]>
-      return { text, rows: tuples.map(([step_id, service_id, position, order_count]) => ({ step_id, service_id, position, order_count })) }
+      const tuples = JSON.parse(text) as Array<[number, number, number, number, number]>
+      return {
+        text,
+        rows: tuples.map(([step_id, service_id, position, order_count, texts_version]) => ({
+          step_id,
+          service_id,
+          position,
+          order_count,
+          texts_version
+        }))
+      }
     },
 
     /** The service with this name key, locked as asked on PostgreSQL. */
@@ -181,10 +200,7 @@ export function servicesRepository(database: StatementCompiler) {
       row: { public_id: string; name: string; name_key: string; image_title: string; created_at: number }
     ): Promise<number> => Number((await insertService.first(row, tx))!.id),
 
-    insertStep: async (
-      tx: Tx,
-      row: { service_id: number; position: number; description: string; button_title: string; events: string }
-    ): Promise<number> => Number((await insertStep.first(row, tx))!.id),
+    insertStep: async (tx: Tx, row: NewStep): Promise<number> => Number((await insertStep.first(row, tx))!.id),
 
     /** Moves the steps at `from` and after up by one. */
     shiftUp: async (tx: Tx, serviceId: number, from: number): Promise<void> => {

@@ -27,12 +27,24 @@ const EventEntry = Type.Union([EventName, Type.Object({ event: EventName }, { re
 })
 const Events = Type.Array(EventEntry, { maxItems: 10, description: 'Events emitted when a transaction enters the step (D-41, D-60).' })
 
+/** D-48: a whole JSON number of minutes (not text), 1 to 43,200 (30 days), or null for none. */
+const MAX_EXPECTED_MINUTES = 43_200
+const ExpectedMinutes = Type.Unsafe<number | null>({
+  type: ['integer', 'null'],
+  minimum: 1,
+  maximum: MAX_EXPECTED_MINUTES,
+  description:
+    'Minutes an order is expected to stay at the step: a whole JSON number from 1 to 43200 (not text), or null for none (default). An open order at the step longer than this is overdue (D-48).',
+  'x-error': 'must be a whole number from 1 to 43200, or null'
+})
+
 export const CreateServiceBody = Type.Object({
   service_name: ServiceName,
   description: Text(500, { description: 'Becomes the description of step 1.' }),
   button_title: Type.Optional(ButtonTitle),
   events: Type.Optional(Events),
-  image_title: Type.Optional(Text(100, { description: "Short name of the service's image; default derived from the name (D-41)." }))
+  image_title: Type.Optional(Text(100, { description: "Short name of the service's image; default derived from the name (D-41)." })),
+  expected_minutes: Type.Optional(ExpectedMinutes)
 })
 export type CreateServiceBody = Static<typeof CreateServiceBody>
 
@@ -48,7 +60,8 @@ export const AddStepBody = Type.Object({
     WholeNumberOrDigits(1, 10_000, 'Where to insert, 1 to steps+1; later steps move up by one. Appended when left out (D-42).')
   ),
   button_title: Type.Optional(ButtonTitle),
-  events: Type.Optional(Events)
+  events: Type.Optional(Events),
+  expected_minutes: Type.Optional(ExpectedMinutes)
 })
 export type AddStepBody = Static<typeof AddStepBody>
 

@@ -62,7 +62,8 @@ export async function seedService(database: Database, clock: Clock, service: See
           position: index + 1,
           description: step.description,
           button_title: step.button_title,
-          events: encodeEvents(step.events)
+          events: encodeEvents(step.events),
+          expected_minutes: null
         })
         // The service row starts with one step; step_count stays equal to the step rows (catalogue.table.ts).
         if (index > 0) await services.changeStepCount(tx, serviceId, 1)

@@ -86,7 +86,8 @@ export class ServicesService {
         position: 1,
         description: body.description,
         button_title: body.button_title ?? '',
-        events: encodeEvents(events)
+        events: encodeEvents(events),
+        expected_minutes: body.expected_minutes ?? null
       })
       return { message: 'successfully created' }
     })
@@ -111,7 +112,8 @@ export class ServicesService {
         position,
         description: body.description,
         button_title: body.button_title ?? '',
-        events: encodeEvents(events)
+        events: encodeEvents(events),
+        expected_minutes: body.expected_minutes ?? null
       })
       await this.repo.changeStepCount(tx, service.id, 1)
       return { service_name: service.name, description: body.description, position: String(position) }

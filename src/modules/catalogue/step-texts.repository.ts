@@ -6,6 +6,7 @@ export interface StepTextRow {
   service_id: number
   position: number
   order_count: number
+  texts_version: number
   service_name: string
   image_title: string
   description: string
@@ -22,6 +23,7 @@ export function stepTextsQuery(database: StatementCompiler) {
         'st.service_id',
         'st.position',
         'st.order_count',
+        'st.texts_version',
         's.name as service_name',
         's.image_title',
         'st.description'

@@ -3,21 +3,22 @@ import type { StatsCounterRow } from './services.repository.js'
 import { stepTextsQuery } from './step-texts.repository.js'
 
 interface StepText {
+  version: number
   serviceName: string
   imageTitle: string
   description: string
 }
 
 /** A step's counter row with its texts: what statistics show of it. */
-export type StatsRow = StatsCounterRow & StepText
+export type StatsRow = StatsCounterRow & Omit<StepText, 'version'>
 
 /**
  * The texts of every step (its service's name and image title, its description), kept in memory by
- * step id. They never change once written (no operation edits them; a new step gets a new id), so
- * statistics read only integer counters per request and take texts from here. When a step id
- * appears that this process has not seen (created here or in another process), counters and texts
- * are read again together, in one statement: read apart, a step removed between the two reads had
- * a counter and no text (a 500).
+ * step id and texts version. Every change of them raises the step's version (D-47 edits, in the same
+ * statement), which the counters carry, so statistics read only integers per request and take
+ * texts from here. When a step id or version appears that this process has not seen (written here
+ * or in another process), counters and texts are read again together, in one statement: read apart,
+ * a step removed between the two reads had a counter and no text (a 500).
  */
 export class StepTexts {
   private texts = new Map<number, StepText>()
@@ -29,7 +30,7 @@ export class StepTexts {
 
   /** True when every step of these counters has its texts here (`withTexts` then reads nothing). */
   knows(counters: readonly StatsCounterRow[]): boolean {
-    return counters.every((row) => this.texts.has(row.step_id))
+    return counters.every((row) => this.texts.get(row.step_id)?.version === row.texts_version)
   }
 
   /** The statistics rows of these counters with their texts, or the rows read again with them when a text is unknown. */
@@ -44,6 +45,7 @@ export class StepTexts {
           service_id: row.service_id,
           position: row.position,
           order_count: row.order_count,
+          texts_version: row.texts_version,
           serviceName: text.serviceName,
           imageTitle: text.imageTitle,
           description: text.description
@@ -54,8 +56,15 @@ export class StepTexts {
     const rows: StatsRow[] = []
     for (const row of await this.all.rows({})) {
       const text = { serviceName: row.service_name, imageTitle: row.image_title, description: row.description }
-      fresh.set(row.step_id, text)
-      rows.push({ step_id: row.step_id, service_id: row.service_id, position: row.position, order_count: row.order_count, ...text })
+      fresh.set(row.step_id, { version: row.texts_version, ...text })
+      rows.push({
+        step_id: row.step_id,
+        service_id: row.service_id,
+        position: row.position,
+        order_count: row.order_count,
+        texts_version: row.texts_version,
+        ...text
+      })
     }
     // Replacing the map also forgets removed steps, so it never grows past the catalogue.
     this.texts = fresh

@@ -36,7 +36,8 @@ export function orderInsert(db: QueryCreator<DB>, param: Param<NewOrderParams>) 
     delivery_at: param('deliveryAt'),
     note: param('note'),
     created_at: param('now'),
-    updated_at: param('now')
+    updated_at: param('now'),
+    step_entered_at: param('now')
   })
 }
 
@@ -47,7 +48,13 @@ export function orderInsert(db: QueryCreator<DB>, param: Param<NewOrderParams>) 
 export function setStepUpdate(db: QueryCreator<DB>, param: Param<SetStepParams>) {
   return db
     .updateTable('orders')
-    .set({ step_id: param('stepId'), status: param('status'), updated_at: param('now') })
+    .set((eb) => ({
+      step_id: param('stepId'),
+      status: param('status'),
+      updated_at: param('now'),
+      // D-48: entering another step starts its visit; closing at the step it is at does not (SET reads the old row).
+      step_entered_at: eb.case().when('step_id', '=', param('stepId')).then(eb.ref('step_entered_at')).else(param('now')).end()
+    }))
     .where('id', '=', param('id'))
 }
 
@@ -98,7 +105,7 @@ export function orderWrites(database: StatementCompiler) {
       (db, param) =>
         db
           .updateTable('orders')
-          .set({ service_id: param('serviceId'), step_id: param('stepId'), updated_at: param('now') })
+          .set({ service_id: param('serviceId'), step_id: param('stepId'), updated_at: param('now'), step_entered_at: param('now') })
           .where('id', '=', param('id'))
     ),
 

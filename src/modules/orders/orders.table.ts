@@ -18,6 +18,10 @@ export interface OrdersTable {
   note: string
   created_at: number
   updated_at: number
+  // When the order entered its step: set by every change of step (create, move, service change),
+  // not by closing at the last step nor by any other change; open orders past the step's expected
+  // minutes are overdue (D-48).
+  step_entered_at: number
 }
 
 /** `receipt_lines`: one line per item on an order's receipt, unit price copied at first add (D-54). */

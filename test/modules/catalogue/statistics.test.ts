@@ -264,8 +264,14 @@ describeEachDialect('service statistics query count (D-44, performance)', (t) =>
     await createService(t, 'Vanishing', [{ description: 'Stays' }, { description: 'Goes' }])
     ok(await t.post('/v1/service/stats'))
     // The counters as read just before the second step is removed: one step id the texts no longer have.
-    const { rows: counters } = await sql<{ step_id: number; service_id: number; position: number; order_count: number }>`
-      select id as step_id, service_id, position, order_count from service_steps order by service_id, position
+    const { rows: counters } = await sql<{
+      step_id: number
+      service_id: number
+      position: number
+      order_count: number
+      texts_version: number
+    }>`
+      select id as step_id, service_id, position, order_count, texts_version from service_steps order by service_id, position
     `.execute(t.database.db)
     ok(await t.post('/v1/service/remove', { service_name: 'Vanishing', position_number: 2 }))
     const rows = await new StepTexts(t.database).withTexts(counters)

@@ -2,8 +2,8 @@
 
 -- orders.changeService
 update "orders"
-set "service_id" = $1, "step_id" = $2, "updated_at" = $3
-where "id" = $4;
+set "service_id" = $1, "step_id" = $2, "updated_at" = $3, "step_entered_at" = $4
+where "id" = $5;
 
 -- orders.countIn
 update "service_steps"
@@ -27,66 +27,66 @@ set "order_count" = "order_count" - $1
 where "id" = $2;
 
 -- orders.createEntry.messages0
-with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at", "step_entered_at")
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
   returning "id"), "counted" as (update "service_steps"
-  set "order_count" = "order_count" + $12
-  where "id" = $13
+  set "order_count" = "order_count" + $13
+  where "id" = $14
   returning "id")
 insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
 values ((select "id"
-    from "created"), $14, $15, $16, $17, $18, $19);
+    from "created"), $15, $16, $17, $18, $19, $20);
 
 -- orders.createEntry.messages1
-with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at", "step_entered_at")
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
   returning "id"), "counted" as (update "service_steps"
-  set "order_count" = "order_count" + $12
-  where "id" = $13
+  set "order_count" = "order_count" + $13
+  where "id" = $14
   returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
   values ((select "id"
-      from "created"), $14, $15, $16, $17, $18, $19)
+      from "created"), $15, $16, $17, $18, $19, $20)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($20, $21, $22, (select "id"
-    from "created"), $23, (select "id"
-    from "entry"), $24, $25, $26, $27, $28, $29, $30, $31, $32, $33);
+values ($21, $22, $23, (select "id"
+    from "created"), $24, (select "id"
+    from "entry"), $25, $26, $27, $28, $29, $30, $31, $32, $33, $34);
 
 -- orders.createEntry.messages2
-with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at", "step_entered_at")
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
   returning "id"), "counted" as (update "service_steps"
-  set "order_count" = "order_count" + $12
-  where "id" = $13
+  set "order_count" = "order_count" + $13
+  where "id" = $14
   returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
   values ((select "id"
-      from "created"), $14, $15, $16, $17, $18, $19)
+      from "created"), $15, $16, $17, $18, $19, $20)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($20, $21, $22, (select "id"
-    from "created"), $23, (select "id"
-    from "entry"), $24, $25, $26, $27, $28, $29, $30, $31, $32, $33), ($34, $35, $36, (select "id"
-    from "created"), $37, (select "id"
-    from "entry"), $38, $39, $40, $41, $42, $43, $44, $45, $46, $47);
+values ($21, $22, $23, (select "id"
+    from "created"), $24, (select "id"
+    from "entry"), $25, $26, $27, $28, $29, $30, $31, $32, $33, $34), ($35, $36, $37, (select "id"
+    from "created"), $38, (select "id"
+    from "entry"), $39, $40, $41, $42, $43, $44, $45, $46, $47, $48);
 
 -- orders.createEntry.messages3
-with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+with "created" as (insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at", "step_entered_at")
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
   returning "id"), "counted" as (update "service_steps"
-  set "order_count" = "order_count" + $12
-  where "id" = $13
+  set "order_count" = "order_count" + $13
+  where "id" = $14
   returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
   values ((select "id"
-      from "created"), $14, $15, $16, $17, $18, $19)
+      from "created"), $15, $16, $17, $18, $19, $20)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($20, $21, $22, (select "id"
-    from "created"), $23, (select "id"
-    from "entry"), $24, $25, $26, $27, $28, $29, $30, $31, $32, $33), ($34, $35, $36, (select "id"
-    from "created"), $37, (select "id"
-    from "entry"), $38, $39, $40, $41, $42, $43, $44, $45, $46, $47), ($48, $49, $50, (select "id"
-    from "created"), $51, (select "id"
-    from "entry"), $52, $53, $54, $55, $56, $57, $58, $59, $60, $61);
+values ($21, $22, $23, (select "id"
+    from "created"), $24, (select "id"
+    from "entry"), $25, $26, $27, $28, $29, $30, $31, $32, $33, $34), ($35, $36, $37, (select "id"
+    from "created"), $38, (select "id"
+    from "entry"), $39, $40, $41, $42, $43, $44, $45, $46, $47, $48), ($49, $50, $51, (select "id"
+    from "created"), $52, (select "id"
+    from "entry"), $53, $54, $55, $56, $57, $58, $59, $60, $61, $62);
 
 -- orders.createStart
 select "s"."id" as "service_id", "s"."name" as "service_name", "s"."step_count", case when exists (select "customers"."id"
@@ -138,8 +138,8 @@ values ($1, $2, $3, $4, $5, $6, $7)
 returning "id";
 
 -- orders.insert
-insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at")
-values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at", "step_entered_at")
+values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 on conflict ("code") do nothing
 returning "id";
 
@@ -1086,8 +1086,8 @@ for share of "s";
 
 -- orders.setStep
 update "orders"
-set "step_id" = $1, "status" = $2, "updated_at" = $3
-where "id" = $4;
+set "step_id" = $1, "status" = $2, "updated_at" = $3, "step_entered_at" = case when "step_id" = $4 then "step_entered_at" else $5 end
+where "id" = $6;
 
 -- orders.shareService
 select "id"
@@ -1201,127 +1201,127 @@ values ($8, $9, $10, $11, $12, (select "id"
 
 -- orders.stepEntry.setStep.countMove.messages0
 with "entered" as (update "orders"
-  set "step_id" = $1, "status" = $2, "updated_at" = $3
-  where "id" = $4
+  set "step_id" = $1, "status" = $2, "updated_at" = $3, "step_entered_at" = case when "step_id" = $4 then "step_entered_at" else $5 end
+  where "id" = $6
   returning "id"), "moved" as (with "step_locks" as (select "id"
     from "service_steps"
-    where "id" in ($5, $6)
+    where "id" in ($7, $8)
     order by "id"
     for no key update)
   update "service_steps"
-  set "order_count" = "order_count" + case when "id" = $7 then 1 else -1 end
+  set "order_count" = "order_count" + case when "id" = $9 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
   returning "service_steps"."id")
 insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
-values ($8, $9, $10, $11, $12, $13, $14);
+values ($10, $11, $12, $13, $14, $15, $16);
 
 -- orders.stepEntry.setStep.countMove.messages1
 with "entered" as (update "orders"
-  set "step_id" = $1, "status" = $2, "updated_at" = $3
-  where "id" = $4
+  set "step_id" = $1, "status" = $2, "updated_at" = $3, "step_entered_at" = case when "step_id" = $4 then "step_entered_at" else $5 end
+  where "id" = $6
   returning "id"), "moved" as (with "step_locks" as (select "id"
     from "service_steps"
-    where "id" in ($5, $6)
+    where "id" in ($7, $8)
     order by "id"
     for no key update)
   update "service_steps"
-  set "order_count" = "order_count" + case when "id" = $7 then 1 else -1 end
+  set "order_count" = "order_count" + case when "id" = $9 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
   returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
-  values ($8, $9, $10, $11, $12, $13, $14)
+  values ($10, $11, $12, $13, $14, $15, $16)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($15, $16, $17, $18, $19, (select "id"
-    from "entry"), $20, $21, $22, $23, $24, $25, $26, $27, $28, $29);
+values ($17, $18, $19, $20, $21, (select "id"
+    from "entry"), $22, $23, $24, $25, $26, $27, $28, $29, $30, $31);
 
 -- orders.stepEntry.setStep.countMove.messages2
 with "entered" as (update "orders"
-  set "step_id" = $1, "status" = $2, "updated_at" = $3
-  where "id" = $4
+  set "step_id" = $1, "status" = $2, "updated_at" = $3, "step_entered_at" = case when "step_id" = $4 then "step_entered_at" else $5 end
+  where "id" = $6
   returning "id"), "moved" as (with "step_locks" as (select "id"
     from "service_steps"
-    where "id" in ($5, $6)
+    where "id" in ($7, $8)
     order by "id"
     for no key update)
   update "service_steps"
-  set "order_count" = "order_count" + case when "id" = $7 then 1 else -1 end
+  set "order_count" = "order_count" + case when "id" = $9 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
   returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
-  values ($8, $9, $10, $11, $12, $13, $14)
+  values ($10, $11, $12, $13, $14, $15, $16)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($15, $16, $17, $18, $19, (select "id"
-    from "entry"), $20, $21, $22, $23, $24, $25, $26, $27, $28, $29), ($30, $31, $32, $33, $34, (select "id"
-    from "entry"), $35, $36, $37, $38, $39, $40, $41, $42, $43, $44);
+values ($17, $18, $19, $20, $21, (select "id"
+    from "entry"), $22, $23, $24, $25, $26, $27, $28, $29, $30, $31), ($32, $33, $34, $35, $36, (select "id"
+    from "entry"), $37, $38, $39, $40, $41, $42, $43, $44, $45, $46);
 
 -- orders.stepEntry.setStep.countMove.messages3
 with "entered" as (update "orders"
-  set "step_id" = $1, "status" = $2, "updated_at" = $3
-  where "id" = $4
+  set "step_id" = $1, "status" = $2, "updated_at" = $3, "step_entered_at" = case when "step_id" = $4 then "step_entered_at" else $5 end
+  where "id" = $6
   returning "id"), "moved" as (with "step_locks" as (select "id"
     from "service_steps"
-    where "id" in ($5, $6)
+    where "id" in ($7, $8)
     order by "id"
     for no key update)
   update "service_steps"
-  set "order_count" = "order_count" + case when "id" = $7 then 1 else -1 end
+  set "order_count" = "order_count" + case when "id" = $9 then 1 else -1 end
   where "id" in (select "step_locks"."id"
     from "step_locks")
   returning "service_steps"."id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
-  values ($8, $9, $10, $11, $12, $13, $14)
+  values ($10, $11, $12, $13, $14, $15, $16)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($15, $16, $17, $18, $19, (select "id"
-    from "entry"), $20, $21, $22, $23, $24, $25, $26, $27, $28, $29), ($30, $31, $32, $33, $34, (select "id"
-    from "entry"), $35, $36, $37, $38, $39, $40, $41, $42, $43, $44), ($45, $46, $47, $48, $49, (select "id"
-    from "entry"), $50, $51, $52, $53, $54, $55, $56, $57, $58, $59);
+values ($17, $18, $19, $20, $21, (select "id"
+    from "entry"), $22, $23, $24, $25, $26, $27, $28, $29, $30, $31), ($32, $33, $34, $35, $36, (select "id"
+    from "entry"), $37, $38, $39, $40, $41, $42, $43, $44, $45, $46), ($47, $48, $49, $50, $51, (select "id"
+    from "entry"), $52, $53, $54, $55, $56, $57, $58, $59, $60, $61);
 
 -- orders.stepEntry.setStep.messages0
 with "entered" as (update "orders"
-  set "step_id" = $1, "status" = $2, "updated_at" = $3
-  where "id" = $4
+  set "step_id" = $1, "status" = $2, "updated_at" = $3, "step_entered_at" = case when "step_id" = $4 then "step_entered_at" else $5 end
+  where "id" = $6
   returning "id")
 insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
-values ($5, $6, $7, $8, $9, $10, $11);
+values ($7, $8, $9, $10, $11, $12, $13);
 
 -- orders.stepEntry.setStep.messages1
 with "entered" as (update "orders"
-  set "step_id" = $1, "status" = $2, "updated_at" = $3
-  where "id" = $4
+  set "step_id" = $1, "status" = $2, "updated_at" = $3, "step_entered_at" = case when "step_id" = $4 then "step_entered_at" else $5 end
+  where "id" = $6
   returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
-  values ($5, $6, $7, $8, $9, $10, $11)
+  values ($7, $8, $9, $10, $11, $12, $13)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($12, $13, $14, $15, $16, (select "id"
-    from "entry"), $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);
+values ($14, $15, $16, $17, $18, (select "id"
+    from "entry"), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28);
 
 -- orders.stepEntry.setStep.messages2
 with "entered" as (update "orders"
-  set "step_id" = $1, "status" = $2, "updated_at" = $3
-  where "id" = $4
+  set "step_id" = $1, "status" = $2, "updated_at" = $3, "step_entered_at" = case when "step_id" = $4 then "step_entered_at" else $5 end
+  where "id" = $6
   returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
-  values ($5, $6, $7, $8, $9, $10, $11)
+  values ($7, $8, $9, $10, $11, $12, $13)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($12, $13, $14, $15, $16, (select "id"
-    from "entry"), $17, $18, $19, $20, $21, $22, $23, $24, $25, $26), ($27, $28, $29, $30, $31, (select "id"
-    from "entry"), $32, $33, $34, $35, $36, $37, $38, $39, $40, $41);
+values ($14, $15, $16, $17, $18, (select "id"
+    from "entry"), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28), ($29, $30, $31, $32, $33, (select "id"
+    from "entry"), $34, $35, $36, $37, $38, $39, $40, $41, $42, $43);
 
 -- orders.stepEntry.setStep.messages3
 with "entered" as (update "orders"
-  set "step_id" = $1, "status" = $2, "updated_at" = $3
-  where "id" = $4
+  set "step_id" = $1, "status" = $2, "updated_at" = $3, "step_entered_at" = case when "step_id" = $4 then "step_entered_at" else $5 end
+  where "id" = $6
   returning "id"), "entry" as (insert into "order_history" ("order_id", "at", "type", "position", "description", "actor", "by")
-  values ($5, $6, $7, $8, $9, $10, $11)
+  values ($7, $8, $9, $10, $11, $12, $13)
   returning "id")
 insert into "outbox" ("event_id", "channel", "template", "order_id", "customer_id", "history_id", "payload", "status", "attempts", "next_attempt_at", "claimed_by", "claimed_until", "last_error", "created_at", "updated_at", "delivered_at")
-values ($12, $13, $14, $15, $16, (select "id"
-    from "entry"), $17, $18, $19, $20, $21, $22, $23, $24, $25, $26), ($27, $28, $29, $30, $31, (select "id"
-    from "entry"), $32, $33, $34, $35, $36, $37, $38, $39, $40, $41), ($42, $43, $44, $45, $46, (select "id"
-    from "entry"), $47, $48, $49, $50, $51, $52, $53, $54, $55, $56);
+values ($14, $15, $16, $17, $18, (select "id"
+    from "entry"), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28), ($29, $30, $31, $32, $33, (select "id"
+    from "entry"), $34, $35, $36, $37, $38, $39, $40, $41, $42, $43), ($44, $45, $46, $47, $48, (select "id"
+    from "entry"), $49, $50, $51, $52, $53, $54, $55, $56, $57, $58);
 
 -- orders.update
 update "orders"

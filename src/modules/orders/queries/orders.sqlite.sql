@@ -2,7 +2,7 @@
 
 -- orders.changeService
 update "orders"
-set "service_id" = ?, "step_id" = ?, "updated_at" = ?
+set "service_id" = ?, "step_id" = ?, "updated_at" = ?, "step_entered_at" = ?
 where "id" = ?;
 
 -- orders.countIn
@@ -61,8 +61,8 @@ values (?, ?, ?, ?, ?, ?, ?)
 returning "id";
 
 -- orders.insert
-insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at")
-values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+insert into "orders" ("public_id", "code", "customer_id", "service_id", "step_id", "status", "pickup_at", "delivery_at", "note", "created_at", "updated_at", "step_entered_at")
+values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 on conflict ("code") do nothing
 returning "id";
 
@@ -680,7 +680,7 @@ where "s"."name_key" = ?;
 
 -- orders.setStep
 update "orders"
-set "step_id" = ?, "status" = ?, "updated_at" = ?
+set "step_id" = ?, "status" = ?, "updated_at" = ?, "step_entered_at" = case when "step_id" = ? then "step_entered_at" else ? end
 where "id" = ?;
 
 -- orders.stepAt

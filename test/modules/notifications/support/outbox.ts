@@ -123,7 +123,8 @@ async function insertOrder(t: TestApp, customer: TestCustomer, service: TestServ
         delivery_at: 1_793_430_900,
         note: '',
         created_at: now,
-        updated_at: now
+        updated_at: now,
+        step_entered_at: now
       })
       .returning('id')
       .executeTakeFirstOrThrow()
