@@ -74,6 +74,8 @@ export class Authenticator {
     if (headers.authorization === undefined && this.sessions !== undefined) {
       const token = sessionTokenOf(headers.cookie)
       if (token !== undefined) return this.sessions.authenticate(token, headers['x-csrf-token'])
+      // A console tab whose cookie is gone (signed out elsewhere, expired): its session has ended.
+      if (headers['x-csrf-token'] !== undefined) throw problems.sessionEnded()
     }
     return this.authenticate(headers.authorization, clientAddress)
   }

@@ -63,7 +63,11 @@ function publishDocRules(node: unknown): void {
 
 const BY_STATUS: Readonly<Record<string, Record<string, HeaderObject>>> = {
   401: {
-    'WWW-Authenticate': { description: 'Always `Basic realm="service-ordering", charset="UTF-8"` (D-11).', schema: { type: 'string' } }
+    'WWW-Authenticate': {
+      description:
+        '`Basic realm="service-ordering", charset="UTF-8"` (D-11); `Session realm="service-ordering"` for a console sign-in or session refused (D-16), so that browsers do not ask for Basic credentials over the console.',
+      schema: { type: 'string' }
+    }
   },
   415: {
     'Accept-Encoding': {

@@ -90,6 +90,10 @@ export class Problem extends Error {
 }
 
 const BASIC_CHALLENGE = 'Basic realm="service-ordering", charset="UTF-8"'
+// D-16: a console session is no Basic credential. A Basic challenge on the console's 401s would make
+// the browser hold the page's request and ask for a user name and password over the console; a
+// scheme browsers do not know keeps the 401 for the page (which goes back to its sign-in form).
+const SESSION_CHALLENGE = 'Session realm="service-ordering"'
 
 /** A header value quoted back in a detail: printable ASCII only, and short. */
 function printable(value: string): string {
@@ -120,6 +124,13 @@ export const problems = {
   // RFC 9110 §15.5.2: every 401 carries a challenge; D-11 names this one for wrong credentials.
   invalidLogin: () =>
     new Problem('invalid_login', 'The e-mail address or password is not correct.', undefined, { 'www-authenticate': BASIC_CHALLENGE }),
+  // D-16: the console's own refusals, with the session challenge (see SESSION_CHALLENGE).
+  invalidConsoleLogin: () =>
+    new Problem('invalid_login', 'The e-mail address or password is not correct.', undefined, { 'www-authenticate': SESSION_CHALLENGE }),
+  sessionEnded: () =>
+    new Problem('unauthenticated', 'The console session has ended or is unknown; sign in again.', undefined, {
+      'www-authenticate': SESSION_CHALLENGE
+    }),
   forbidden: (detail = 'These credentials may not call this operation.') => new Problem('forbidden', detail),
   // D-16: a console session's request without its sign-in's CSRF token.
   csrfFailed: () => new Problem('csrf_failed', 'A request with a console session must send the X-CSRF-Token its sign-in returned.'),

@@ -66,7 +66,7 @@ export class SessionAuthenticator {
     const tokenHash = sha256Hex(token)
     const session = await this.store.findSession(tokenHash)
     const now = this.clock.now()
-    if (session === undefined || !sessionIsLive(session, now)) throw problems.unauthenticated()
+    if (session === undefined || !sessionIsLive(session, now)) throw problems.sessionEnded()
     // Compared as hashes of equal length, in constant time: the token is stored only hashed.
     if (typeof csrfToken !== 'string' || !constantTimeEqual(sha256Hex(csrfToken), session.csrf_hash)) throw problems.csrfFailed()
     // A lost touch only makes idle expiry count from the one before; it never fails the request.

@@ -33,7 +33,7 @@ export class ConsoleService {
   async signIn(body: Static<typeof SessionBody>): Promise<{ token: string; view: Static<typeof SessionView> }> {
     const staffId = await this.auth.checkStaffPassword(emailOf(body.email, '/email'), body.password)
     const user = staffId === null ? undefined : await this.users.byId(staffId)
-    if (user === undefined || user.status !== 'active') throw problems.invalidLogin()
+    if (user === undefined || user.status !== 'active') throw problems.invalidConsoleLogin()
     const token = newSecret()
     const csrfToken = newSecret()
     const now = this.clock.now()

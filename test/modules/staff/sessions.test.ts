@@ -14,6 +14,8 @@ import { createStaff, postSignIn, signIn, withSession } from './support.js'
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
 const CHALLENGE = 'Basic realm="service-ordering", charset="UTF-8"'
+// The console's refusals challenge with a scheme browsers do not prompt for (D-16).
+const SESSION_CHALLENGE = 'Session realm="service-ordering"'
 
 /** The session row of a token, every column. */
 function storedSession(t: TestApp, token: string) {
@@ -74,7 +76,7 @@ describeEachDialect('console sessions (D-16)', (t) => {
     ]) {
       const response = await postSignIn(t, attempt)
       const document = problem(response, 'invalid_login')
-      assert.equal(response.headers['www-authenticate'], CHALLENGE)
+      assert.equal(response.headers['www-authenticate'], SESSION_CHALLENGE)
       assert.equal(response.headers['set-cookie'], undefined)
       bodies.add(JSON.stringify(document))
     }
@@ -144,7 +146,7 @@ describeEachDialect('console sessions (D-16)', (t) => {
     for (const cookie of ['so_session=unknown-token', `so_session=${'A'.repeat(43)}`, `other=1; so_session=${session.token}x`]) {
       const response = await t.post('/v1/service/stats', undefined, { auth: null, headers: { cookie, 'x-csrf-token': session.csrf } })
       problem(response, 'unauthenticated')
-      assert.equal(response.headers['www-authenticate'], CHALLENGE)
+      assert.equal(response.headers['www-authenticate'], SESSION_CHALLENGE)
     }
     // The cookie among others still works.
     ok(
@@ -158,6 +160,14 @@ describeEachDialect('console sessions (D-16)', (t) => {
     assert.equal(ended.headers['set-cookie'], 'so_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0')
     assert.equal(await storedSession(t, session.token), undefined)
     problem(await withSession(t, session, '/v1/service/stats'), 'unauthenticated')
+    // The tab's next call comes without the cleared cookie but with its CSRF token: the session
+    // has ended, said without a Basic challenge; with neither, the request is D-11's.
+    const gone = await t.post('/v1/service/stats', undefined, { auth: null, headers: { 'x-csrf-token': session.csrf } })
+    assert.equal(problem(gone, 'unauthenticated').detail, 'The console session has ended or is unknown; sign in again.')
+    assert.equal(gone.headers['www-authenticate'], SESSION_CHALLENGE)
+    const none = await t.post('/v1/service/stats', undefined, { auth: null })
+    assert.equal(problem(none, 'unauthenticated').detail, 'Valid HTTP Basic credentials are required.')
+    assert.equal(none.headers['www-authenticate'], CHALLENGE)
     // Ending again, or without any cookie, answers the same.
     assert.deepEqual(ok(await t.post('/console/session/end', undefined, { auth: null, headers: { cookie: session.cookie } })), {
       status: 'success'
