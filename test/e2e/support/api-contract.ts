@@ -4,7 +4,7 @@
 import type { Static } from 'typebox'
 import type { ItemResponse, ItemsResponse } from '../../../src/modules/catalogue/items.schemas.js'
 import type { ServiceView, StatsResponse } from '../../../src/modules/catalogue/services.schemas.js'
-import type { CustomerCreateView, CustomerView } from '../../../src/modules/customers/customers.schemas.js'
+import type { CustomerChanges, CustomerCreateView, CustomerView } from '../../../src/modules/customers/customers.schemas.js'
 import type { SearchResponse } from '../../../src/modules/customers/search.schemas.js'
 import type {
   CreateTransactionResponse,
@@ -13,14 +13,23 @@ import type {
   TransactionView,
   UpdateTransactionResponse
 } from '../../../src/modules/orders/orders.schemas.js'
+import type { ConsoleConfig, SessionView, StaffList, StaffView } from '../../../src/modules/staff/staff.schemas.js'
 import type { TrackingLinkResponse, TrackingStatusResponse } from '../../../src/modules/tracking/tracking.schemas.js'
 import type * as Web from '../../../web/src/shared/api-types.js'
+import type * as WebStaff from '../../../web/src/shared/staff-types.js'
 
 /** True when each type is assignable to the other. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 type Holds<T extends true> = T
+/** True when a body the console sends is one the server's schema accepts. */
+type Fits<A, B> = [A] extends [B] ? true : false
 
 export type ApiContract = [
+  Holds<Same<WebStaff.ConsoleConfig, Static<typeof ConsoleConfig>>>,
+  Holds<Same<WebStaff.ConsoleSession, Static<typeof SessionView>>>,
+  Holds<Same<WebStaff.StaffView, Static<typeof StaffView>>>,
+  Holds<Same<WebStaff.StaffListResponse, Static<typeof StaffList>>>,
+  Holds<Fits<Web.CustomerChanges, CustomerChanges>>,
   Holds<Same<Web.ServiceView, Static<typeof ServiceView>>>,
   Holds<Same<Web.StatsResponse, Static<typeof StatsResponse>>>,
   Holds<Same<Web.TransactionView, Static<typeof TransactionView>>>,
