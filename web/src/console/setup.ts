@@ -84,11 +84,18 @@ export function setupSection(onSignedIn: (session: SignedIn) => void): HTMLEleme
         {},
         'On the machine that runs the server, open the file ',
         h('code', {}, 'data/initial-api-key'),
-        '. The server wrote it when it first started.'
+        ' (in the DATA_DIR folder, if that is set). The server wrote it when it first started.'
       ),
       h('li', {}, 'Paste its line below, with your name, e-mail and a password of your choice.'),
       h('li', {}, 'You are then signed in as an admin, and can invite everyone else from the Staff page.')
     ),
-    form
+    form,
+    h(
+      'p',
+      { class: 'hint' },
+      'Or, on that machine: ',
+      h('code', {}, 'npm run cli -- staff create --email you@example.com --name "Your Name" --role admin'),
+      ' prints a link where you choose your password.'
+    )
   )
 }
