@@ -8,7 +8,7 @@ import { newOrderSection } from './customer-order'
 import { busy, pageHeading, scrollBox, zoneNote } from './ui'
 
 /** The customer's name for headings: first and last name, or the e-mail while they have none. */
-export function displayName(record: CustomerRecord): string {
+function displayName(record: CustomerRecord): string {
   return `${record.first_name} ${record.last_name}`.trim() || record.email
 }
 

@@ -14,7 +14,7 @@ export function sessionLost(error: unknown): boolean {
 }
 
 /** Waiting time in words: `40 seconds`, `3 minutes`. */
-export function waitText(seconds: number): string {
+function waitText(seconds: number): string {
   if (seconds < 90) return `${seconds} ${seconds === 1 ? 'second' : 'seconds'}`
   return `${Math.ceil(seconds / 60)} minutes`
 }

@@ -44,7 +44,7 @@ const pad = (n: number) => String(n).padStart(2, '0')
 const DAY = 86_400_000
 
 /** Whether Intl knows a zone name (`America/New_York`). */
-export function isTimeZone(zone: string): boolean {
+function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone })
     return true
