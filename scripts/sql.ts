@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { type CompileOnly, compileOnly } from '../src/db/compile-only.js'
 import type { Dialect } from '../src/db/dialect.js'
 import { apiKeysRepository } from '../src/modules/api-keys/api-keys.repository.js'
+import { catalogueEditRepository } from '../src/modules/catalogue/catalogue-edit.repository.js'
 import { itemsRepository } from '../src/modules/catalogue/items.repository.js'
 import { servicesRepository } from '../src/modules/catalogue/services.repository.js'
 import { StepTexts } from '../src/modules/catalogue/step-texts.js'
@@ -19,6 +20,7 @@ import { notificationsRepository } from '../src/modules/notifications/notificati
 import { outboxBacklog, outboxWriter } from '../src/modules/notifications/outbox.repository.js'
 import { outboxClaims } from '../src/modules/notifications/outbox-claims.repository.js'
 import { outboxOperationsRepository } from '../src/modules/notifications/outbox-operations.repository.js'
+import { boardRepository } from '../src/modules/orders/board.repository.js'
 import { trackedHistoryInsert } from '../src/modules/orders/order-writes.repository.js'
 import { ordersRepository } from '../src/modules/orders/orders.repository.js'
 import { ordersListRepository } from '../src/modules/orders/orders-list.repository.js'
@@ -42,6 +44,7 @@ const SOURCES: ReadonlyArray<{ folder: string; name: string; compile(compiler: C
       servicesRepository(c)
       itemsRepository(c)
       new StepTexts(c)
+      catalogueEditRepository(c)
     }
   },
   {
@@ -72,6 +75,7 @@ const SOURCES: ReadonlyArray<{ folder: string; name: string; compile(compiler: C
       const orders = ordersRepository(c)
       ordersListRepository(c)
       receiptsRepository(c)
+      boardRepository(c)
       stepEntryWriter(c, orders, outboxWriter(compileOnly(c.dialect.name)), () => 0)
     }
   },

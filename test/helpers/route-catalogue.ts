@@ -55,7 +55,9 @@ function withAdmin(rows: Record<string, Record<D12Caller, Access>>): D12Table {
  * transaction (customers their own, staff), but not app keys, since a link shows a transaction.
  */
 const EXTENSIONS = {
-  'get tracking link, renew tracking link': { app: 'no', customer: 'own', staff: 'yes' }
+  'get tracking link, renew tracking link': { app: 'no', customer: 'own', staff: 'yes' },
+  // The console's board (D-48), an extension: staff and admin only, as moving a transaction is.
+  'transaction board': { app: 'no', customer: 'no', staff: 'yes' }
 } as const satisfies Record<string, Record<D12Caller, Access>>
 
 /** D-12 from decisions.md when it is beside the clone, else the copy above. */
@@ -364,6 +366,46 @@ export const ROUTES: readonly RouteSpec[] = [
     })
   },
   {
+    id: 'listCatalogue',
+    route: '/v1/catalogue/services',
+    params: [],
+    body: false,
+    writes: false,
+    who: 'catalogue services, catalogue service update, catalogue step update (D-47)',
+    example: async () => ({ path: '/v1/catalogue/services' })
+  },
+  {
+    id: 'updateCatalogueService',
+    route: '/v1/catalogue/service/update',
+    params: [],
+    body: true,
+    writes: true,
+    who: 'catalogue services, catalogue service update, catalogue step update (D-47)',
+    example: async (fx) => ({
+      path: '/v1/catalogue/service/update',
+      body: { service_name: await fx.scratchService(1), new_name: `Renamed ${fx.next()}`, image_title: 'renamed' }
+    })
+  },
+  {
+    id: 'updateCatalogueStep',
+    route: '/v1/catalogue/step/update',
+    params: [],
+    body: true,
+    writes: true,
+    who: 'catalogue services, catalogue service update, catalogue step update (D-47)',
+    example: async (fx) => ({
+      path: '/v1/catalogue/step/update',
+      body: {
+        service_name: await fx.scratchService(2),
+        position_number: '2',
+        description: 'Pressed',
+        button_title: 'Press',
+        events: ['email', { event: 'trak' }],
+        expected_minutes: 45
+      }
+    })
+  },
+  {
     id: 'createTransaction',
     route: '/v1/transaction/create',
     params: [],
@@ -434,6 +476,15 @@ export const ROUTES: readonly RouteSpec[] = [
       path: '/v1/transaction/move',
       body: { customer_id: owner.id, transaction_id: await fx.order(owner), position_number: 1 }
     })
+  },
+  {
+    id: 'getTransactionBoard',
+    route: '/v1/transaction/board',
+    params: [],
+    body: true,
+    writes: false,
+    who: 'transaction board',
+    example: async (fx) => ({ path: '/v1/transaction/board', body: { service_name: fx.service, filter: 'ada' } })
   },
   {
     id: 'addToReceipt',

@@ -48,6 +48,12 @@ describe('the OpenAPI document: named components, limits as keywords, servers an
 
   it('should name the shared shapes once under components.schemas', () => {
     assert.deepEqual(Object.keys(document.components.schemas).sort(), [
+      'Board',
+      'BoardCard',
+      'BoardStep',
+      'Catalogue',
+      'CatalogueService',
+      'CatalogueStep',
       'ConsoleConfig',
       'ConsoleSession',
       'ConsoleStatus',
@@ -232,6 +238,13 @@ describe('the OpenAPI document: named components, limits as keywords, servers an
     validate('Transaction', ok(await t.post('/v1/transaction/move', { customer_id: created.customer_id, transaction_id: id })))
     validate('TransactionHistory', ok(await t.post(`/v1/transaction/${id}/history`)))
     validate('Statistics', ok(await t.post('/v1/service/stats')))
+    validate('Board', ok(await t.post('/v1/transaction/board', { service_name: service })))
+    validate('Catalogue', ok(await t.post('/v1/catalogue/services')))
+    validate(
+      'CatalogueService',
+      ok(await t.post('/v1/catalogue/step/update', { service_name: service, position_number: 1, expected_minutes: 15 }))
+    )
+    validate('CatalogueService', ok(await t.post('/v1/catalogue/service/update', { service_name: service, image_title: 'pressing' })))
     const link = ok(await t.post(`/v1/transaction/${id}/tracking`))
     validate('TrackingLink', link)
     const token = new URL(link.tracking_url).pathname.split('/').pop()

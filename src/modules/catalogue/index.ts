@@ -4,6 +4,9 @@ import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
 import { useSchemas } from '../../platform/components.js'
 import { serialiseSharedAnswersOnce } from '../../platform/shared-answers.js'
+import { catalogueEditRoutes } from './catalogue-edit.routes.js'
+import { CATALOGUE_EDIT_SCHEMAS } from './catalogue-edit.schemas.js'
+import { CatalogueEditService } from './catalogue-edit.service.js'
 import { itemReadRoutes, itemStaffRoutes } from './items.routes.js'
 import { ITEM_SCHEMAS } from './items.schemas.js'
 import { ItemsService } from './items.service.js'
@@ -25,11 +28,12 @@ export function catalogueModule(context: Pick<AppContext, 'database' | 'useCases
   const { dataVersion } = context.database
   const services = new ServicesService(context.database, context.useCases, context.clock, new VersionedMemo(dataVersion, 1))
   const items = new ItemsService(context.database, context.useCases, context.clock, new VersionedMemo(dataVersion))
+  const editing = new CatalogueEditService(context.database, context.useCases)
   return async (app: App): Promise<void> => {
     // Their answers, shared between requests, are serialised once each (`config.sharedAnswer`).
     serialiseSharedAnswersOnce(app)
     // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).
-    useSchemas(app, [...SERVICE_SCHEMAS, ...ITEM_SCHEMAS])
+    useSchemas(app, [...SERVICE_SCHEMAS, ...ITEM_SCHEMAS, ...CATALOGUE_EDIT_SCHEMAS])
     // Every caller: app keys, customers, staff.
     await app.register(
       callersScope(context.auth, ['app', 'customer', 'staff'], (open) => {
@@ -37,11 +41,12 @@ export function catalogueModule(context: Pick<AppContext, 'database' | 'useCases
         itemReadRoutes(open, items)
       })
     )
-    // Staff and admin keys only.
+    // Staff and admin keys only (D-12, D-18).
     await app.register(
       callersScope(context.auth, ['staff'], (staff) => {
         serviceStaffRoutes(staff, services)
         itemStaffRoutes(staff, items)
+        catalogueEditRoutes(staff, editing)
       })
     )
   }

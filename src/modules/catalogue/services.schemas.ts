@@ -5,8 +5,8 @@ import { EVENT_NAMES } from './events.js'
 
 // D-40 limits a name to 100 characters once trimmed: the service checks the trimmed name (names.ts),
 // and the document states the limit.
-const NAME_MAX = 100
-const ServiceName = Text(UNTRIMMED_TEXT_BOUND, {
+export const NAME_MAX = 100
+export const ServiceName = Text(UNTRIMMED_TEXT_BOUND, {
   description: 'The service name: trimmed, then 1 to 100 characters, no `/`, not `.` or `..`, unique ignoring case (D-40).',
   'x-doc-maxLength': NAME_MAX
 })
@@ -17,19 +17,22 @@ const ServiceName = Text(UNTRIMMED_TEXT_BOUND, {
 export const ServiceKey = (
   description = 'The name of the service, trimmed and matched ignoring case (D-40); at most 100 characters once trimmed (D-70).'
 ) => Key('service_not_found', UNTRIMMED_TEXT_BOUND, { description, 'x-doc-maxLength': NAME_MAX })
-const Description = Text(500)
-const ButtonTitle = Text(500, { description: 'Label of the action offered at the step.' })
+export const Description = Text(500)
+export const ButtonTitle = Text(500, { description: 'Label of the action offered at the step.' })
 
 // The service checks the name (D-41, a message naming the entry); the document lists the names.
 const EventName = Line(20, { 'x-doc-enum': [...EVENT_NAMES] })
 const EventEntry = Type.Union([EventName, Type.Object({ event: EventName }, { required: ['event'] })], {
   description: `One of ${EVENT_NAMES.map((e) => `\`${e}\``).join(', ')}, as a string or as \`{"event": …}\`.`
 })
-const Events = Type.Array(EventEntry, { maxItems: 10, description: 'Events emitted when a transaction enters the step (D-41, D-60).' })
+export const Events = Type.Array(EventEntry, {
+  maxItems: 10,
+  description: 'Events emitted when a transaction enters the step (D-41, D-60).'
+})
 
 /** D-48: a whole JSON number of minutes (not text), 1 to 43,200 (30 days), or null for none. */
-const MAX_EXPECTED_MINUTES = 43_200
-const ExpectedMinutes = Type.Unsafe<number | null>({
+export const MAX_EXPECTED_MINUTES = 43_200
+export const ExpectedMinutes = Type.Unsafe<number | null>({
   type: ['integer', 'null'],
   minimum: 1,
   maximum: MAX_EXPECTED_MINUTES,
@@ -66,7 +69,7 @@ export const AddStepBody = Type.Object({
 export type AddStepBody = Static<typeof AddStepBody>
 
 // A position number as answers write it: digit text, the first step 1.
-const PositionText = (description: string) => Type.String({ pattern: '^[1-9][0-9]*$', description })
+export const PositionText = (description: string) => Type.String({ pattern: '^[1-9][0-9]*$', description })
 
 export const AddStepResponse = Type.Object(
   {
@@ -104,7 +107,7 @@ export const ServiceStepParams = Type.Object({
 export const ServiceNameParams = Type.Object({ service_name: ServicePathName })
 
 /** An event a step emits when a transaction enters it (D-41, D-60). */
-const StepEvent = Type.Object({ event: Type.String({ enum: [...EVENT_NAMES] }) }, { $id: 'StepEvent' })
+export const StepEvent = Type.Object({ event: Type.String({ enum: [...EVENT_NAMES] }) }, { $id: 'StepEvent' })
 
 /** One step of a service, as the service view shows it. */
 const Step = Type.Object(

@@ -21,7 +21,7 @@ import type {
 } from './services.schemas.js'
 import { toServiceView } from './services.views.js'
 
-function eventsOf(input: readonly EventInput[] | undefined): EventName[] {
+export function eventsOf(input: readonly EventInput[] | undefined): EventName[] {
   if (input === undefined) return []
   const parsed = parseEvents(input)
   if ('unknownAt' in parsed) throw invalidField(`/events/${parsed.unknownAt}`, 'must be one of "email", "text", "trak"')
@@ -33,7 +33,7 @@ function eventsOf(input: readonly EventInput[] | undefined): EventName[] {
  * exactly is past every service's last step: it is kept as such, so the caller's check against
  * the service says so (it is not told it is no whole number).
  */
-function positionOf(value: number | string, field: string): number {
+export function positionOf(value: number | string, field: string): number {
   const position = wholeNumber(value)
   if (position !== undefined && position >= 1) return position
   if (position === undefined && (typeof value === 'number' ? Number.isInteger(value) && value > 0 : /^[0-9]+$/.test(value))) {

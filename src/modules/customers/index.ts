@@ -18,6 +18,7 @@ export { type Contact, contactSelect } from './contacts.repository.js'
 export { customerLoginQuery } from './credentials.repository.js'
 export { exportCustomers } from './customers.export.repository.js'
 export { type SeedCustomer, seedCustomer } from './customers.seed.js'
+export { nameKey } from './name-key.js'
 
 /** What the customers module uses of the app context. */
 interface CustomersDeps extends Pick<AppContext, 'database' | 'useCases' | 'clock' | 'dataKey' | 'auth'> {

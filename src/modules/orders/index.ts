@@ -4,6 +4,9 @@ import type { AppContext } from '../../platform/app-context.js'
 import type { App } from '../../platform/app-types.js'
 import { callersScope } from '../../platform/auth.js'
 import { useSchemas } from '../../platform/components.js'
+import { boardRoutes } from './board.routes.js'
+import { BOARD_SCHEMAS } from './board.schemas.js'
+import { OrderBoard } from './board.service.js'
 import { OrdersList } from './orders.list.js'
 import { moveRoutes, orderRoutes } from './orders.routes.js'
 import { ORDER_SCHEMAS } from './orders.schemas.js'
@@ -27,9 +30,10 @@ export function ordersModule(context: OrdersDeps) {
   const orders = new OrdersService(context.database, context.useCases, context.clock, time, context.drawTransactionCode)
   const receipts = new ReceiptsService(context.database, context.useCases, context.clock, time)
   const list = new OrdersList(context.database, time)
+  const board = new OrderBoard(context.database, context.clock, time)
   return async (app: App): Promise<void> => {
     // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).
-    useSchemas(app, ORDER_SCHEMAS)
+    useSchemas(app, [...ORDER_SCHEMAS, ...BOARD_SCHEMAS])
     // Customers (their own transactions, checked by the services) and staff; not app keys.
     await app.register(
       callersScope(context.auth, ['customer', 'staff'], (scope) => {
@@ -37,7 +41,12 @@ export function ordersModule(context: OrdersDeps) {
         receiptRoutes(scope, receipts)
       })
     )
-    // Staff and admin keys only.
-    await app.register(callersScope(context.auth, ['staff'], (staff) => moveRoutes(staff, orders)))
+    // Staff and admin only.
+    await app.register(
+      callersScope(context.auth, ['staff'], (staff) => {
+        moveRoutes(staff, orders)
+        boardRoutes(staff, board)
+      })
+    )
   }
 }

@@ -17,12 +17,12 @@ const TIME = (description = '`HH:MM:SS`, 24-hour, in TIME_ZONE (D-51).') =>
   Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$', description })
 const SHORT_TIME = (description = '`HH:MM`, 24-hour, in TIME_ZONE (D-51).') =>
   Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description })
-const DATE_TIME = (description = '`Mon DD, YYYY @ hh:mm AM` in TIME_ZONE (D-51).') =>
+export const DATE_TIME = (description = '`Mon DD, YYYY @ hh:mm AM` in TIME_ZONE (D-51).') =>
   Type.String({
     pattern: '^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (0[1-9]|[12][0-9]|3[01]), [0-9]{4} @ (0[1-9]|1[0-2]):[0-5][0-9] (AM|PM)$',
     description
   })
-const Money = (description: string) => Type.String({ pattern: '^[0-9]+\\.[0-9]{2}$', description })
+export const Money = (description: string) => Type.String({ pattern: '^[0-9]+\\.[0-9]{2}$', description })
 // Transaction ids are opaque (D-30); one longer than this names no transaction.
 const ID_MAX = 64
 const Note = Text(1000)

@@ -60,3 +60,14 @@ export async function storedPositions(t: TestApp, name: string): Promise<{ posit
 export function oneTo(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1)
 }
+
+/** ISO-8601 UTC as every answer writes instants. */
+export const ISO = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$/
+
+/** One service's element of POST /v1/catalogue/services (D-47); throws when it is not listed. */
+export async function catalogueOf(t: TestApp, name: string): Promise<Record<string, any>> {
+  const body = ok(await t.post('/v1/catalogue/services'))
+  const service = body.services.find((s: { service_name: string }) => s.service_name === name)
+  if (service === undefined) throw new Error(`no service ${name} in the catalogue`)
+  return service
+}
