@@ -2,10 +2,12 @@
 // against (web/src/shared/api-types.ts) are exactly what the server's TypeBox schemas answer.
 // A field renamed, retyped or added on either side fails the type-check here.
 import type { Static } from 'typebox'
+import type { CatalogueResponse, CatalogueService } from '../../../src/modules/catalogue/catalogue-edit.schemas.js'
 import type { ItemResponse, ItemsResponse } from '../../../src/modules/catalogue/items.schemas.js'
 import type { ServiceView, StatsResponse } from '../../../src/modules/catalogue/services.schemas.js'
 import type { CustomerChanges, CustomerCreateView, CustomerView } from '../../../src/modules/customers/customers.schemas.js'
 import type { SearchResponse } from '../../../src/modules/customers/search.schemas.js'
+import type { BoardResponse } from '../../../src/modules/orders/board.schemas.js'
 import type {
   CreateTransactionResponse,
   HistoryResponse,
@@ -37,6 +39,9 @@ export type ApiContract = [
   Holds<Same<Web.HistoryResponse, Static<typeof HistoryResponse>>>,
   Holds<Same<Web.CreateTransactionResponse, Static<typeof CreateTransactionResponse>>>,
   Holds<Same<Web.UpdatedTransaction, Static<typeof UpdateTransactionResponse>>>,
+  Holds<Same<Web.BoardResponse, Static<typeof BoardResponse>>>,
+  Holds<Same<Web.CatalogueServicesResponse, Static<typeof CatalogueResponse>>>,
+  Holds<Same<Web.CatalogueService, Static<typeof CatalogueService>>>,
   Holds<Same<Web.ItemsResponse, Static<typeof ItemsResponse>>>,
   Holds<Same<Web.ItemResponse, Static<typeof ItemResponse>>>,
   Holds<Same<Web.SearchResponse, Static<typeof SearchResponse>>>,
