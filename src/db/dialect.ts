@@ -44,6 +44,13 @@ export interface Dialect {
    * statement, so one round trip to the server instead of one each.
    */
   readonly supportsWritesInWith: boolean
+  /**
+   * Statements may run on a generic plan, made for no parameter value in particular (PostgreSQL's
+   * plan cache, after a named prepared statement's first runs): a read whose best plan depends on
+   * how many rows a value has (a common search prefix or a rare one) must not leave that to the
+   * planner. SQLite plans by the indexes alone.
+   */
+  readonly genericPlans: boolean
   /** Column type for millisecond timestamps and other 64-bit integers. */
   readonly bigint: 'bigint' | 'integer'
   /** Adds an auto-incrementing integer primary key column named `id`. */
@@ -58,6 +65,11 @@ export interface Dialect {
    * parent's columns from being sent and decoded again for every child (the full view).
    */
   jsonArrayRows(values: readonly Expression<unknown>[], orderBy: Expression<unknown>): RawBuilder<string>
+  /**
+   * Element `index` (from 0, a whole number) of `array`, JSON text of an array of strings, as text:
+   * a list of any length in one parameter, read one element at a time.
+   */
+  jsonArrayText(array: Expression<unknown>, index: Expression<unknown>): RawBuilder<string>
   /**
    * `query` joined with a row looked up by key. SQLite's planner does that with a plain join; on
    * PostgreSQL it is a LATERAL subquery with `OFFSET 0`, which the planner cannot flatten: plain
@@ -95,6 +107,7 @@ export const sqliteDialect: Dialect = {
   supportsRowLocks: false,
   supportsSkipLocked: false,
   supportsWritesInWith: false,
+  genericPlans: false,
   bigint: 'integer',
   addIdColumn: (table) => table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement()),
   binaryText: (column) => column,
@@ -102,6 +115,7 @@ export const sqliteDialect: Dialect = {
   lockForTransaction: async () => {},
   // ORDER BY inside an aggregate: SQLite 3.44 and later (better-sqlite3 bundles its own, newer).
   jsonArrayRows: (values, orderBy) => sql<string>`json_group_array(json_array(${sql.join(values)}) order by ${orderBy})`,
+  jsonArrayText: (array, index) => sql<string>`json_extract(${array}, '$[' || (${index}) || ']')`,
   joinByKey: (query, join) => {
     const on = (builder: AnyJoin) =>
       Object.entries(join.on).reduce((j, [column, value]) => j.on(`${join.as}.${column}`, '=', value), builder)
@@ -123,6 +137,7 @@ export const postgresDialect: Dialect = {
   supportsRowLocks: true,
   supportsSkipLocked: true,
   supportsWritesInWith: true,
+  genericPlans: true,
   bigint: 'bigint',
   addIdColumn: (table) => table.addColumn('id', 'bigint', (col) => col.primaryKey().generatedByDefaultAsIdentity()),
   binaryText: (column) => column.modifyEnd(sql`collate "C"`),
@@ -132,6 +147,7 @@ export const postgresDialect: Dialect = {
   // As text, like SQLite's: node-postgres would otherwise parse json itself, and callers parse once.
   jsonArrayRows: (values, orderBy) =>
     sql<string>`coalesce(json_agg(json_build_array(${sql.join(values)}) order by ${orderBy}), '[]')::text`,
+  jsonArrayText: (array, index) => sql<string>`(cast(${array} as json) ->> (${index}))`,
   joinByKey: (query, join) => {
     const lookUp = (eb: AnyExpressionBuilder) =>
       Object.entries(join.on)

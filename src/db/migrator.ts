@@ -15,6 +15,7 @@ import * as m0012 from './migrations/0012_health_probe.js'
 import * as m0013 from './migrations/0013_constraint_names.js'
 import * as m0014 from './migrations/0014_staff.js'
 import * as m0015 from './migrations/0015_step_timing.js'
+import * as m0016 from './migrations/0016_customer_search_terms.js'
 import * as m0017 from './migrations/0017_history_by.js'
 import type { DB } from './schema.js'
 
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '0013_constraint_names': m0013,
   '0014_staff': m0014,
   '0015_step_timing': m0015,
+  '0016_customer_search_terms': m0016,
   '0017_history_by': m0017
 }
 

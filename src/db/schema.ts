@@ -1,6 +1,6 @@
 import type { ApiKeysTable } from '../modules/api-keys/api-keys.table.js'
 import type { ItemsTable, ServiceStepsTable, ServicesTable } from '../modules/catalogue/catalogue.table.js'
-import type { CustomerNamePrefixesTable, CustomersTable, PasswordResetTokensTable } from '../modules/customers/customers.table.js'
+import type { CustomerSearchTermsTable, CustomersTable, PasswordResetTokensTable } from '../modules/customers/customers.table.js'
 import type { OutboxTable } from '../modules/notifications/outbox.table.js'
 import type { OrderHistoryTable, OrdersTable, ReceiptLinesTable } from '../modules/orders/orders.table.js'
 import type { DataKeyTable } from '../modules/payments/data-key.table.js'
@@ -14,7 +14,7 @@ export interface DB {
   api_keys: ApiKeysTable
   idempotency_keys: IdempotencyKeysTable
   customers: CustomersTable
-  customer_name_prefixes: CustomerNamePrefixesTable
+  customer_search_terms: CustomerSearchTermsTable
   password_reset_tokens: PasswordResetTokensTable
   services: ServicesTable
   service_steps: ServiceStepsTable

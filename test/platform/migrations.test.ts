@@ -24,6 +24,7 @@ const ALL = [
   '0013_constraint_names',
   '0014_staff',
   '0015_step_timing',
+  '0016_customer_search_terms',
   '0017_history_by'
 ]
 const PROCESSES = 3

@@ -4,7 +4,7 @@ export interface CustomersTable {
   email: string
   first_name: string
   last_name: string
-  // Lower-cased copies for prefix search (D-33), indexed; binary collation on PostgreSQL.
+  // Folded copies for search and its order (D-33, name-key.ts); binary collation on PostgreSQL.
   first_name_lc: string
   last_name_lc: string
   phone: string
@@ -24,18 +24,17 @@ export interface CustomersTable {
 }
 
 /**
- * `customer_name_prefixes`: each 1 to 8 code-point prefix of a customer's lower-cased first and
- * last name, with the hit's sort keys and fields, for one-word search (D-33). Written only by
- * triggers on `customers` (migration 0008); read by search.repository.ts.
+ * `customer_search_terms`: each 1 to 8 code-point prefix of each search term of a customer (name
+ * words, the e-mail, the suffixes of the phone digits), with the term and the customer's place in
+ * the hit order (D-33). Written only by triggers on `customers` (migration 0016); read by
+ * search.repository.ts.
  */
-export interface CustomerNamePrefixesTable {
+export interface CustomerSearchTermsTable {
   prefix: string
-  last_name_lc: string
-  first_name_lc: string
+  /** Last name key, first name key and id, U+0001 between: sorts as the hits are ordered. */
+  order_key: string
+  term: string
   customer_id: string
-  first_name: string
-  last_name: string
-  email: string
 }
 
 /** `password_reset_tokens`: single-use, one-hour tokens, stored hashed (D-36). */

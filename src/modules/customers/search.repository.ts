@@ -1,7 +1,8 @@
-import { type Kysely, sql } from 'kysely'
+import { type Kysely, type RawBuilder, sql } from 'kysely'
+import type { Dialect } from '../../db/dialect.js'
 import type { DB } from '../../db/schema.js'
-import type { Statement, StatementCompiler } from '../../db/statement.js'
-import { DEFAULT_SEARCH_LIMIT, NAME_PREFIX_MAX, type PrefixRange } from './search.words.js'
+import type { Param, Statement, StatementCompiler } from '../../db/statement.js'
+import { DEFAULT_SEARCH_LIMIT, type QueryWord, TERM_PREFIX_MAX } from './search.words.js'
 
 /** A search hit as read; the view joins the names. */
 export interface SearchRow {
@@ -11,115 +12,150 @@ export interface SearchRow {
   email: string
 }
 
-// A word: the kept prefix it starts with (its first NAME_PREFIX_MAX code points) and its range.
-type WordParams<N extends string> = { [K in `prefix${N}` | `from${N}` | `to${N}`]: string }
-type OneWordParams = WordParams<'0'>
-type TwoWordParams = WordParams<'0'> & WordParams<'1'>
+type OneWordParams = QueryWord
 
-/** A word's parameters in a statement: the kept prefix and the range of names it starts. */
-interface WordRange {
-  prefix: string
-  from: string
-  to: string
+interface WordsParams {
+  /** The words, as a JSON array of strings; the walk starts from the first one's rows. */
+  words: string
+  count: number
+  limit: number
+  /** U+0001: appended to an order key, the least text above it (no key holds a control character). */
+  above: string
 }
 
+// The least text above an order key.
+const ABOVE_ANY_KEY = '\u0001'
+
 /**
- * Hits in result order from one range of `customer_name_prefixes` (migration 0008): the rows of
- * the word's kept prefix, whose first or last name starts with it, narrowed to names in the word's
- * range. With `last` (two words) the rows are also narrowed to last names in the other word's range:
- * the key is (prefix, last name, first name, id), so that is one contiguous range of the key too,
- * read in order until the limit, and a row in it has its first name in the word's range (no name
- * starts with both words, see queryWords).
+ * The hits of one word (D-33): the rows of its kept prefix whose term starts with it, by order key,
+ * each customer once (a customer may have several terms starting with it), the first `limit`, with
+ * the fields of a hit from `customers`. One range of the primary key, read in order until the limit.
  */
-function hitsOf(db: Kysely<DB>, word: WordRange, limit: number, last?: WordRange) {
-  let query = db
-    .selectFrom('customer_name_prefixes')
-    .select(['customer_id as id', 'first_name', 'last_name', 'email', 'last_name_lc', 'first_name_lc'])
-    .where('prefix', '=', word.prefix)
-  if (last === undefined) {
-    // The range matters only for a word longer than the prefixes kept.
-    query = query.where((eb) =>
-      eb.or([
-        eb.and([eb('first_name_lc', '>=', word.from), eb('first_name_lc', '<', word.to)]),
-        eb.and([eb('last_name_lc', '>=', word.from), eb('last_name_lc', '<', word.to)])
-      ])
-    )
-  } else {
-    query = query
-      .where('last_name_lc', '>=', last.from)
-      .where('last_name_lc', '<', last.to)
-      .where('first_name_lc', '>=', word.from)
-      .where('first_name_lc', '<', word.to)
-  }
-  return query.orderBy('last_name_lc').orderBy('first_name_lc').orderBy('customer_id').limit(sql.lit(limit))
+function oneWordHits(db: Kysely<DB>, param: Param<OneWordParams>, limit: number) {
+  const keys = db
+    .selectFrom('customer_search_terms as t')
+    .select(['t.order_key', (eb) => eb.fn.min('t.customer_id').as('customer_id')])
+    .where('t.prefix', '=', param('prefix'))
+    .where((eb) => eb(eb.fn('substr', ['t.term', eb.lit(1), eb.val(param('length'))]), '=', param('word')))
+    .groupBy('t.order_key')
+    .orderBy('t.order_key')
+    .limit(sql.lit(limit))
+  return db
+    .selectFrom(keys.as('h'))
+    .innerJoin('customers as c', 'c.id', 'h.customer_id')
+    .select(['c.id', 'c.first_name', 'c.last_name', 'c.email'])
+    .orderBy('h.order_key')
 }
 
 /**
- * Customer search by name prefixes (D-33): a statement per number of words and limit (1 to 100),
- * compiled on first use. The limit is written into the SQL: SQLite reads a range with a constant
- * LIMIT markedly faster than with a bound one, and 200 statements at most are few.
+ * The least order key at or above `bound` of a customer with a term starting with `word`. A word
+ * of at most 8 code points is its prefix and needs no look at the terms, which lets PostgreSQL's
+ * planner see one ordered index seek; a longer one reads its first 8 and compares the whole term.
+ */
+function seek(word: RawBuilder<string>, bound: RawBuilder<string>): RawBuilder<string> {
+  const max = sql.lit(TERM_PREFIX_MAX)
+  return sql<string>`case when length(${word}) <= ${max}
+    then (select t.order_key from customer_search_terms as t
+      where t.prefix = ${word} and t.order_key >= ${bound}
+      order by t.order_key limit 1)
+    else (select t.order_key from customer_search_terms as t
+      where t.prefix = substr(${word}, 1, ${max}) and t.order_key >= ${bound} and substr(t.term, 1, length(${word})) = ${word}
+      order by t.order_key limit 1)
+    end`
+}
+
+/**
+ * The hits of several words, or of one longer than a kept prefix (D-33): the customers in every
+ * word's rows, as a leapfrog walk of the words' key ranges in a recursive query, one index seek a
+ * step. Each step seeks the next word's least key at or above the current one: landing on it, one
+ * more word agrees; above it, that key is the new candidate, agreed by that word alone. All
+ * agreeing is a hit, and the walk goes on above it. Keys only rise, and none is passed over that
+ * every word has, so hits come in order, each once, and the walk ends at the limit or when a word
+ * has no key left. It reads no more than the words' ranges, and far less where one word is rare
+ * ("jo sm" leaps to the Smiths).
+ *
+ * Row: `x` the key found, `b` the key it was sought from, `base` how many words agreed on `b`,
+ * `i` and `word` the word to seek next, `hits` found before this row.
+ */
+function wordsHits(db: Kysely<DB>, param: Param<WordsParams>, dialect: Dialect) {
+  const count = sql<number>`cast(${param('count')} as integer)`
+  const wordAt = (index: RawBuilder<number>) => dialect.jsonArrayText(sql`${param('words')}`, index)
+  const first = wordAt(sql<number>`0`)
+  const agree = sql<number>`case when w.x = w.b then w.base + 1 else 1 end`
+  const hit = sql<boolean>`(${agree}) = ${count}`
+  const bound = sql<string>`case when ${hit} then w.x || ${param('above')} else w.x end`
+  const start = seek(first, sql<string>`''`)
+  const second = sql<number>`1 % ${count}`
+  const next = sql<number>`(w.i + 1) % ${count}`
+  const hitCount = sql<number>`case when ${hit} then 1 else 0 end`
+  return db
+    .withRecursive('walk(x, b, base, i, word, hits)', (qc) =>
+      qc
+        .selectNoFrom([
+          start.as('x'),
+          start.as('b'),
+          sql.lit(0).as('base'),
+          second.as('i'),
+          wordAt(second).as('word'),
+          sql.lit(0).as('hits')
+        ])
+        .unionAll(
+          qc
+            .selectFrom(sql`walk`.as('w'))
+            .select([
+              seek(sql`w.word`, bound).as('x'),
+              bound.as('b'),
+              sql<number>`case when ${hit} then 0 else ${agree} end`.as('base'),
+              next.as('i'),
+              wordAt(next).as('word'),
+              sql<number>`w.hits + ${hitCount}`.as('hits')
+            ])
+            .where(sql<boolean>`w.x is not null and w.hits + ${hitCount} < ${param('limit')}`)
+        )
+    )
+    .selectFrom('walk as w')
+    .innerJoin('customers as c', (join) =>
+      join.on(
+        'c.id',
+        '=',
+        sql<string>`(select t.customer_id from customer_search_terms as t
+          where t.prefix = substr(${first}, 1, ${sql.lit(TERM_PREFIX_MAX)}) and t.order_key = w.x limit 1)`
+      )
+    )
+    .select(['c.id', 'c.first_name', 'c.last_name', 'c.email'])
+    .where(sql<boolean>`w.x is not null and ${hit}`)
+    .orderBy('w.x')
+}
+
+/**
+ * Customer search (D-33) over `customer_search_terms` (migration 0016). One word: a statement per
+ * limit (1 to 100), compiled on first use, the limit written into the SQL (SQLite reads a range
+ * with a constant LIMIT markedly faster than with a bound one). Several words: the walk, one
+ * statement, the words a JSON parameter and the limit a count it keeps. Where plans may be generic
+ * (PostgreSQL) a short word walks too: a generic plan for a prefix reads and sorts its whole range,
+ * thousands of rows for "j", where the walk's seeks read as many as it answers. A long word's range
+ * is one of 8 code points, small, whatever the plan.
  */
 export function searchRepository(database: StatementCompiler) {
   const oneWordByLimit = new Map<number, Statement<OneWordParams, SearchRow>>()
-  const twoWordsByLimit = new Map<number, Statement<TwoWordParams, SearchRow>>()
-
-  // D-33 for one word: its hits are one range of `customer_name_prefixes`, already in result order
-  // and holding the fields of a hit, read until the limit.
   const oneWord = (limit: number) => {
     let statement = oneWordByLimit.get(limit)
     if (statement === undefined) {
-      statement = database.prepare<OneWordParams, SearchRow>(`search.oneWord.limit${limit}`, (db, param) => {
-        const word = { prefix: param('prefix0'), from: param('from0'), to: param('to0') }
-        return db.selectFrom(hitsOf(db, word, limit).as('h')).select(['h.id', 'h.first_name', 'h.last_name', 'h.email'])
-      })
+      statement = database.prepare<OneWordParams, SearchRow>(`search.oneWord.limit${limit}`, (db, param) => oneWordHits(db, param, limit))
       oneWordByLimit.set(limit, statement)
     }
     return statement
   }
-
-  // D-33 for two words (queryWords leaves no word starting another, so no name starts with two of
-  // them and a hit needs one word per name: more than two words never match): first name in one
-  // word's range and last name in the other's, both ways, each one ordered key range of
-  // `customer_name_prefixes` read until the limit. The union is ordered once more.
-  const twoWords = (limit: number) => {
-    let statement = twoWordsByLimit.get(limit)
-    if (statement === undefined) {
-      statement = database.prepare<TwoWordParams, SearchRow>(`search.twoWords.limit${limit}`, (db, param) => {
-        const first = { prefix: param('prefix0'), from: param('from0'), to: param('to0') }
-        const second = { prefix: param('prefix1'), from: param('from1'), to: param('to1') }
-        const firstWordFirst = db.selectFrom(hitsOf(db, first, limit, second).as('a')).selectAll()
-        const secondWordFirst = db.selectFrom(hitsOf(db, second, limit, first).as('b')).selectAll()
-        return db
-          .selectFrom(firstWordFirst.union(secondWordFirst).as('h'))
-          .select(['h.id', 'h.first_name', 'h.last_name', 'h.email'])
-          .orderBy('h.last_name_lc')
-          .orderBy('h.first_name_lc')
-          .orderBy('h.id')
-          .limit(sql.lit(limit))
-      })
-      twoWordsByLimit.set(limit, statement)
-    }
-    return statement
-  }
-  // The default limit's statements are compiled at once, so `npm run sql` shows them.
+  // The default limit's statement is compiled at once, so `npm run sql` shows it.
   oneWord(DEFAULT_SEARCH_LIMIT)
-  twoWords(DEFAULT_SEARCH_LIMIT)
-
-  const keptPrefix = (word: PrefixRange) => [...word.from].slice(0, NAME_PREFIX_MAX).join('')
+  const words = database.prepare<WordsParams, SearchRow>('search.words', (db, param) => wordsHits(db, param, database.dialect))
 
   return {
-    /** Hits for one or two word ranges, read outside any transaction. */
-    search(ranges: readonly [PrefixRange] | readonly [PrefixRange, PrefixRange], limit: number): Promise<SearchRow[]> {
-      const [first, second] = ranges
-      if (second === undefined) return oneWord(limit).rows({ prefix0: keptPrefix(first), from0: first.from, to0: first.to })
-      return twoWords(limit).rows({
-        prefix0: keptPrefix(first),
-        from0: first.from,
-        to0: first.to,
-        prefix1: keptPrefix(second),
-        from1: second.from,
-        to1: second.to
-      })
+    /** Customers matching every word, ordered, at most `limit`; read outside any transaction. */
+    search(query: readonly [QueryWord, ...QueryWord[]], limit: number): Promise<SearchRow[]> {
+      const [first] = query
+      if (query.length === 1 && (first.length > TERM_PREFIX_MAX || !database.dialect.genericPlans)) return oneWord(limit).rows(first)
+      return words.rows({ words: JSON.stringify(query.map((w) => w.word)), count: query.length, limit, above: ABOVE_ANY_KEY })
     }
   }
 }

@@ -13,7 +13,7 @@ export function customerSearchRoutes(app: App, search: SearchService): void {
         id: 'searchCustomers',
         summary: 'Search customers',
         description:
-          'Each word of the query must match the start of the first or the last name, ignoring case and accents: "jo sm" and "smi" both find John Smith, "jose" finds José, "strasse" Straße, "ismail" İsmail. A name matches by its start only, so no name matches two words of which neither starts the other, and a query of three such words finds nobody. Hits are ordered by last name, first name (ignoring case and accents, so Ölund sorts among the names starting with o) and id; at most `limit` (1 to 100, default 20) (D-33).',
+          'Each word of the query must match, ignoring case and accents, the start of some word of the first or the last name ("jo sm" and "smi" find John Smith, "berg" and "van der" Olga Van Der Berg, "zoe" Zoë, "jones" Bob Smith-Jones: a hyphen parts words too), or the start of the e-mail address ("olga.v" finds olga.v@example.com; a word is never matched inside the address), or, for a word of 3 or more digits only, any run of the phone\'s digits ("5550123" finds 2125550123; "555-0123" is not a number, and "55" matches names and e-mail only). Words may match different parts; the middle of a word never matches ("mith" does not find Smith). Each customer is answered once. Hits are ordered by last name, first name (ignoring case and accents, so Ölund sorts among the names starting with o) and id; at most `limit` (1 to 100, default 20) (D-33).',
         tags: ['customers'],
         body: SearchBody,
         response: Ref(SearchResponse),

@@ -7,7 +7,7 @@ export const SearchBody = Type.Object({
   // breaks are white space like any other: trimmed, or words apart (a pasted name may hold them).
   query: Text(UNTRIMMED_TEXT_BOUND, {
     description:
-      'Words, each matching the start of the first or the last name, ignoring case and accents ("jo sm" and "smi" find John Smith, "jose" José). Trimmed; empty is 400; at most 100 characters, counted in composed (NFC) form (D-33, D-70).',
+      'Words, each matching the start of a word of the first or last name, the start of the e-mail, or (3 or more digits) the phone digits anywhere, ignoring case and accents ("jo sm" finds John Smith, "berg" Olga Van Der Berg, "jose" José, "olga.v" olga.v@example.com, "5550123" the phone 2125550123). Trimmed; empty is 400; at most 100 characters, counted in composed (NFC) form (D-33, D-70).',
     'x-doc-maxLength': 100
   }),
   limit: Type.Optional(WholeNumberOrDigits(1, 100, 'At most this many hits, 1 to 100; default 20 (D-33).'))

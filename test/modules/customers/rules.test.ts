@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { cleanText, nameProblem, phoneDigits, splitName } from '../../../src/modules/customers/customers.fields.js'
 import { nameKey } from '../../../src/modules/customers/name-key.js'
-import { prefixRange, queryWords } from '../../../src/modules/customers/search.words.js'
+import { queryWords } from '../../../src/modules/customers/search.words.js'
+
+const wordsOf = (query: string) => queryWords(query).map((w) => w.word)
 
 describe('customer field rules (D-31, D-32)', () => {
   it('should split a full name at the first space, tidying white space', () => {
@@ -44,17 +46,17 @@ describe('customer field rules (D-31, D-32)', () => {
   })
 })
 
-describe('search words and prefix ranges (D-33)', () => {
+describe('search words (D-33)', () => {
   it('should fold case and accents, split on any white space and drop repeated words', () => {
-    assert.deepEqual(queryWords('  Jo   SM\tjo '), ['jo', 'sm'])
-    assert.deepEqual(queryWords('ÉMILE émile Emile'), ['emile'])
-    assert.deepEqual(queryWords('STRAẞE straße'), ['strasse'])
-    assert.deepEqual(queryWords('İsmail YILDIZ yıldız'), ['ismail', 'yildiz'])
-    assert.deepEqual(queryWords('ΟΔΥΣΣΕΑΣ Ｊｏｈｎ ﬁsh'), ['οδυσσεασ', 'john', 'fish'])
+    assert.deepEqual(wordsOf('  Jo   SM\tjo '), ['jo', 'sm'])
+    assert.deepEqual(wordsOf('ÉMILE émile Emile'), ['emile'])
+    assert.deepEqual(wordsOf('STRAẞE straße'), ['strasse'])
+    assert.deepEqual(wordsOf('İsmail YILDIZ yıldız'), ['ismail', 'yildiz'])
+    assert.deepEqual(wordsOf('ΟΔΥΣΣΕΑΣ Ｊｏｈｎ ﬁsh'), ['οδυσσεασ', 'john', 'fish'])
     // Marks that are parts of letters (not accents of the Latin, Greek and Cyrillic block) stay.
-    assert.deepEqual(queryWords('किरण'), ['किरण'])
+    assert.deepEqual(wordsOf('किरण'), ['किरण'])
     // A spacing accent typed for an apostrophe keeps the word whole (its compatibility form has a space).
-    assert.deepEqual(queryWords('O´Brien\tSeamus'), ["o'brien", 'seamus'])
+    assert.deepEqual(wordsOf('O´Brien\tSeamus'), ["o'brien", 'seamus'])
   })
 
   it('should fold a name as a person typing it would not tell it apart (nameKey)', () => {
@@ -88,30 +90,23 @@ describe('search words and prefix ranges (D-33)', () => {
     for (const [name, key] of cases) assert.equal(nameKey(name), key, name)
   })
 
-  it('should drop words another word starts with, since the longer one decides', () => {
-    assert.deepEqual(queryWords('jo john'), ['john'])
-    assert.deepEqual(queryWords('j jo joh sm'), ['joh', 'sm'])
-    assert.deepEqual(queryWords('a b c'), ['a', 'b', 'c'])
+  it('should drop words another word starts with, since the longer one decides, but never a number of 1 or 2 digits', () => {
+    assert.deepEqual(wordsOf('jo john'), ['john'])
+    assert.deepEqual(wordsOf('j jo joh sm'), ['joh', 'sm'])
+    assert.deepEqual(wordsOf('a b c'), ['a', 'b', 'c'])
+    assert.deepEqual(wordsOf('555 5550123'), ['5550123'])
+    // "55" must start a name word or the e-mail; "5550123" may match inside the phone instead.
+    assert.deepEqual(wordsOf('55 5550123'), ['5550123', '55'])
+    assert.deepEqual(wordsOf('5 555'), ['555', '5'])
   })
 
-  it('should make a range holding exactly the texts that start with the prefix', () => {
-    assert.deepEqual(prefixRange('jo'), { from: 'jo', to: 'jp' })
-    assert.deepEqual(prefixRange('az'), { from: 'az', to: 'a{' })
-    assert.deepEqual(prefixRange('é'), { from: 'é', to: 'ê' })
-    assert.deepEqual(prefixRange('a\ud7ff'), { from: 'a\ud7ff', to: 'a\ue000' })
-    assert.deepEqual(prefixRange('b\u{10ffff}'), { from: 'b\u{10ffff}', to: 'c' })
-    assert.deepEqual(prefixRange('😀'), { from: '😀', to: '😁' })
-    const names = ['jo', 'joan', 'jo\u{10ffff}', 'jozzz', 'jp', 'jn', 'j', 'joé']
-    const { from, to } = prefixRange('jo')
-    // Code point order, as SQLite BINARY and PostgreSQL "C" compare UTF-8.
-    const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b))
-    const inRange = names.filter((n) => byCodePoint(n, from) >= 0 && byCodePoint(n, to) < 0).sort()
-    assert.deepEqual(inRange, names.filter((n) => n.startsWith('jo')).sort())
-  })
-
-  it('should bound even a prefix of the last code point', () => {
-    const { to } = prefixRange('\u{10ffff}')
-    const name = '\u{10ffff}'.repeat(100)
-    assert.ok(Buffer.compare(Buffer.from(name), Buffer.from(to)) < 0)
+  it('should put the longest word first, and give each its kept prefix and length in code points', () => {
+    assert.deepEqual(wordsOf('jo smithson ann'), ['smithson', 'ann', 'jo'])
+    assert.deepEqual(queryWords('Schwarzenegger 𐐀lice'), [
+      { word: 'schwarzenegger', prefix: 'schwarze', length: 14 },
+      { word: '𐐨lice', prefix: '𐐨lice', length: 5 }
+    ])
+    assert.deepEqual(queryWords('𐐀𐐀𐐀𐐀𐐀𐐀𐐀𐐀𐐀'), [{ word: '𐐨'.repeat(9), prefix: '𐐨'.repeat(8), length: 9 }])
+    assert.deepEqual(queryWords('\u200b \u200e'), [])
   })
 })

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../../src/app.js'
+import { nameKey } from '../../../src/modules/customers/name-key.js'
 import { createLogger } from '../../../src/platform/logger.js'
 import { basic, DIALECTS, type PostOptions, TestApp } from '../../helpers/app.js'
 import { ok } from '../../helpers/assertions.js'
@@ -134,4 +135,99 @@ export function expiry(t: TestApp, monthsAhead: number): string {
   const now = new Date(t.clock.now())
   const date = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + monthsAhead, 1))
   return `${String(date.getUTCMonth() + 1).padStart(2, '0')}/${date.getUTCFullYear()}`
+}
+
+/** A customer as search sees them (D-33). */
+export interface SearchPerson {
+  id: string
+  email: string
+  first: string
+  last: string
+  phone: string
+}
+
+/** A customer made through the API with this full name, e-mail and phone, as search sees them. */
+export async function searchPerson(t: TestApp, name: string, email: string, phone = ''): Promise<SearchPerson> {
+  const created = await createCustomer(t, { email })
+  const view = await updateCustomer(t, { customer_id: created.customer_id, customer_name: name, ...(phone === '' ? {} : { phone }) })
+  return { id: created.customer_id, email: view.email, first: view.first_name, last: view.last_name, phone: view.phone }
+}
+
+/**
+ * D-33 as written, independently of the server: each word of the query (case and accents folded as
+ * names are, `nameKey`) starts some word of the first or last name (a hyphen parts words too), or
+ * starts the e-mail, or, of 3 or more digits, appears in the phone's digits.
+ */
+export function matchesQuery(query: string): (p: SearchPerson) => boolean {
+  const words = nameKey(query)
+    .split(/\s+/)
+    .filter((w) => w !== '')
+  return (p) => {
+    const names = `${nameKey(p.first)} ${nameKey(p.last)}`
+    const nameWords = [...names.split(' '), ...names.split(/[ -]/)].filter((w) => w !== '')
+    return (
+      words.length > 0 &&
+      words.every(
+        (w) => nameWords.some((n) => n.startsWith(w)) || nameKey(p.email).startsWith(w) || (/^[0-9]{3,}$/.test(w) && p.phone.includes(w))
+      )
+    )
+  }
+}
+
+/** The answer a search should give: `people` it matches, by folded last name, first name, then id, at most `limit`. */
+export function expectedHits(people: readonly SearchPerson[], filter: (p: SearchPerson) => boolean, limit = 20) {
+  const keys = (p: SearchPerson) => [nameKey(p.last), nameKey(p.first), p.id]
+  const byKeys = (a: SearchPerson, b: SearchPerson) => {
+    const [x, y] = [keys(a), keys(b)]
+    for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return Buffer.compare(Buffer.from(x[i]!), Buffer.from(y[i]!))
+    return 0
+  }
+  return {
+    customer: people
+      .filter(filter)
+      .sort(byKeys)
+      .slice(0, limit)
+      .map((p) => ({ customer_id: p.id, customer_name: `${p.first} ${p.last}`.trim(), customer_email: p.email }))
+  }
+}
+
+/** The customers of the search tests: full name, e-mail, phone. */
+const SEARCH_PEOPLE: ReadonlyArray<readonly [string, string, string]> = [
+  ['John Smith', 'john.smith@example.com', '2125550123'],
+  ['john smith', 'jsmith2@example.com', ''], // the same name: ordered by id
+  ['Johanna Smythe', 'hanna@example.com', ''],
+  ['Jo Brown', 'brownie@example.com', '3105550199'],
+  ['Smith Johnson', 'sj@example.com', ''], // first name Smith
+  ['Mary Ann Smith', 'mary.ann@example.com', ''], // last name "Ann Smith"
+  ['Olga Van Der Berg', 'olga.v@example.com', '4155550100'],
+  ['Zoë Adams', 'zadams@example.com', ''],
+  ['Émile Zola', 'ezola@example.com', ''],
+  ['Zoe Émond', 'zoe.e@example.com', ''],
+  ['Cher', 'cher@example.com', ''],
+  ['Anna Annabelle', 'anna.annabelle@example.com', ''], // "ann" starts three of her terms
+  ['Bob Smith-Jones', 'bob@example.com', '6175559876'],
+  // Longer than the 8 code points of a kept prefix (migration 0016), sharing those 8.
+  ['Maximilian Schwarzenegger', 'max1@example.com', ''],
+  ['Maximiliane Schwarzkopf', 'max2@example.com', ''],
+  ['Maximilia Schwarzer', 'max3@example.com', ''],
+  // Outside the Basic Multilingual Plane: prefixes count code points, not UTF-16 units.
+  ['𐐀lice Ünal', 'alice.u@example.com', ''],
+  // Case and accents folded further than lower-casing does.
+  ['José García', 'jgarcia@example.com', ''],
+  ['İsmail Yıldız', 'iy@example.com', ''],
+  ['Lena Straße', 'lena@example.com', ''],
+  ['Åsa Ölund', 'asa@example.com', ''],
+  ['Seamus O´Brien', 'seamus@example.com', ''],
+  ['Łukasz Łódź', 'lukasz@example.com', ''],
+  ['Pat Digits', '55.pilot@example.com', '5512345678'], // "55" by the e-mail, never by a phone
+  ['Kay Tick', 'k`tick@example.com', ''] // a backtick, which the name key folds to an apostrophe
+]
+
+/** The people of SEARCH_PEOPLE, made through the API, and one customer without a name (never a hit by name). */
+export async function seedSearchPeople(t: TestApp): Promise<SearchPerson[]> {
+  const people: SearchPerson[] = []
+  for (const [name, email, phone] of SEARCH_PEOPLE) people.push(await searchPerson(t, name, email, phone))
+  const nameless = await createCustomer(t, { email: 'nameless@example.com' })
+  people.push({ id: nameless.customer_id, email: nameless.email, first: '', last: '', phone: '' })
+  return people
 }

@@ -56,26 +56,72 @@ set "used_at" = $1
 where "customer_id" = $2 and "used_at" is null;
 
 -- search.oneWord.limit20
-select "h"."id", "h"."first_name", "h"."last_name", "h"."email"
-from (select "customer_id" as "id", "first_name", "last_name", "email", "last_name_lc", "first_name_lc"
-  from "customer_name_prefixes"
-  where "prefix" = $1 and (("first_name_lc" >= $2 and "first_name_lc" < $3) or ("last_name_lc" >= $4 and "last_name_lc" < $5))
-  order by "last_name_lc", "first_name_lc", "customer_id"
-  limit 20) as "h";
+select "c"."id", "c"."first_name", "c"."last_name", "c"."email"
+from (select "t"."order_key", min("t"."customer_id") as "customer_id"
+  from "customer_search_terms" as "t"
+  where "t"."prefix" = $1 and substr("t"."term", 1, $2) = $3
+  group by "t"."order_key"
+  order by "t"."order_key"
+  limit 20) as "h"
+inner join "customers" as "c" on "c"."id" = "h"."customer_id"
+order by "h"."order_key";
 
--- search.twoWords.limit20
-select "h"."id", "h"."first_name", "h"."last_name", "h"."email"
-from (select *
-  from (select "customer_id" as "id", "first_name", "last_name", "email", "last_name_lc", "first_name_lc"
-    from "customer_name_prefixes"
-    where "prefix" = $1 and "last_name_lc" >= $2 and "last_name_lc" < $3 and "first_name_lc" >= $4 and "first_name_lc" < $5
-    order by "last_name_lc", "first_name_lc", "customer_id"
-    limit 20) as "a" union
-  select *
-  from (select "customer_id" as "id", "first_name", "last_name", "email", "last_name_lc", "first_name_lc"
-    from "customer_name_prefixes"
-    where "prefix" = $6 and "last_name_lc" >= $7 and "last_name_lc" < $8 and "first_name_lc" >= $9 and "first_name_lc" < $10
-    order by "last_name_lc", "first_name_lc", "customer_id"
-    limit 20) as "b") as "h"
-order by "h"."last_name_lc", "h"."first_name_lc", "h"."id"
-limit 20;
+-- search.words
+with recursive "walk"("x", "b", "base", "i", "word", "hits") as (select case when length((cast($1 as json) ->> (0))) <= 8
+    then (select t.order_key
+    from customer_search_terms as t
+     
+    where t.prefix = (cast($2 as json) ->> (0)) and t.order_key >= ''
+     
+    order by t.order_key
+    limit 1)
+    else (select t.order_key
+    from customer_search_terms as t
+     
+    where t.prefix = substr((cast($3 as json) ->> (0)), 1, 8) and t.order_key >= '' and substr(t.term, 1, length((cast($4 as json) ->> (0)))) = (cast($5 as json) ->> (0))
+     
+    order by t.order_key
+    limit 1)
+    end as "x", case when length((cast($6 as json) ->> (0))) <= 8
+    then (select t.order_key
+    from customer_search_terms as t
+     
+    where t.prefix = (cast($7 as json) ->> (0)) and t.order_key >= ''
+     
+    order by t.order_key
+    limit 1)
+    else (select t.order_key
+    from customer_search_terms as t
+     
+    where t.prefix = substr((cast($8 as json) ->> (0)), 1, 8) and t.order_key >= '' and substr(t.term, 1, length((cast($9 as json) ->> (0)))) = (cast($10 as json) ->> (0))
+     
+    order by t.order_key
+    limit 1)
+    end as "b", 0 as "base", 1 % cast($11 as integer) as "i", (cast($12 as json) ->> (1 % cast($13 as integer))) as "word", 0 as "hits" union all
+  select case when length(w.word) <= 8
+    then (select t.order_key
+    from customer_search_terms as t
+     
+    where t.prefix = w.word and t.order_key >= case when (case when w.x = w.b then w.base + 1 else 1 end) = cast($14 as integer) then w.x || $15 else w.x end
+     
+    order by t.order_key
+    limit 1)
+    else (select t.order_key
+    from customer_search_terms as t
+     
+    where t.prefix = substr(w.word, 1, 8) and t.order_key >= case when (case when w.x = w.b then w.base + 1 else 1 end) = cast($16 as integer) then w.x || $17 else w.x end and substr(t.term, 1, length(w.word)) = w.word
+     
+    order by t.order_key
+    limit 1)
+    end as "x", case when (case when w.x = w.b then w.base + 1 else 1 end) = cast($18 as integer) then w.x || $19 else w.x end as "b", case when (case when w.x = w.b then w.base + 1 else 1 end) = cast($20 as integer) then 0 else case when w.x = w.b then w.base + 1 else 1 end end as "base", (w.i + 1) % cast($21 as integer) as "i", (cast($22 as json) ->> ((w.i + 1) % cast($23 as integer))) as "word", w.hits + case when (case when w.x = w.b then w.base + 1 else 1 end) = cast($24 as integer) then 1 else 0 end as "hits"
+  from walk as "w"
+  where w.x is not null and w.hits + case when (case when w.x = w.b then w.base + 1 else 1 end) = cast($25 as integer) then 1 else 0 end < $26)
+select "c"."id", "c"."first_name", "c"."last_name", "c"."email"
+from "walk" as "w"
+inner join "customers" as "c" on "c"."id" = (select t.customer_id
+  from customer_search_terms as t
+         
+  where t.prefix = substr((cast($27 as json) ->> (0)), 1, 8) and t.order_key = w.x
+  limit 1)
+where w.x is not null and (case when w.x = w.b then w.base + 1 else 1 end) = cast($28 as integer)
+order by "w"."x";
