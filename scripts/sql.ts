@@ -14,6 +14,7 @@ import { StepTexts } from '../src/modules/catalogue/step-texts.js'
 import { contactSelect } from '../src/modules/customers/contacts.repository.js'
 import { customerLoginQuery } from '../src/modules/customers/credentials.repository.js'
 import { customersRepository } from '../src/modules/customers/customers.repository.js'
+import { listRepository } from '../src/modules/customers/list.repository.js'
 import { passwordResetRepository } from '../src/modules/customers/password-reset.repository.js'
 import { searchRepository } from '../src/modules/customers/search.repository.js'
 import { notificationsRepository } from '../src/modules/notifications/notifications.repository.js'
@@ -55,6 +56,7 @@ const SOURCES: ReadonlyArray<{ folder: string; name: string; compile(compiler: C
       customerLoginQuery(c)
       passwordResetRepository(c)
       searchRepository(c)
+      listRepository(c)
     }
   },
   {

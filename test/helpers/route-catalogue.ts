@@ -57,7 +57,9 @@ function withAdmin(rows: Record<string, Record<D12Caller, Access>>): D12Table {
 const EXTENSIONS = {
   'get tracking link, renew tracking link': { app: 'no', customer: 'own', staff: 'yes' },
   // The console's board (D-48), an extension: staff and admin only, as moving a transaction is.
-  'transaction board': { app: 'no', customer: 'no', staff: 'yes' }
+  'transaction board': { app: 'no', customer: 'no', staff: 'yes' },
+  // Browsing customers for the console, an extension: staff and admin only, as search is.
+  'list customers': { app: 'no', customer: 'no', staff: 'yes' }
 } as const satisfies Record<string, Record<D12Caller, Access>>
 
 /** D-12 from decisions.md when it is beside the clone, else the copy above. */
@@ -261,6 +263,15 @@ export const ROUTES: readonly RouteSpec[] = [
     writes: false,
     who: 'search customers',
     example: async () => ({ path: '/v1/customer/search', body: { query: 'ada' } })
+  },
+  {
+    id: 'listCustomers',
+    route: '/v1/customer/list',
+    params: [],
+    body: true,
+    writes: false,
+    who: 'list customers',
+    example: async () => ({ path: '/v1/customer/list', body: { limit: 5 } })
   },
   {
     id: 'getCustomer',

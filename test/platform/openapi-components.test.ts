@@ -59,6 +59,8 @@ describe('the OpenAPI document: named components, limits as keywords, servers an
       'ConsoleStatus',
       'Customer',
       'CustomerCreated',
+      'CustomerListEntry',
+      'CustomerPage',
       'HistoryEntry',
       'Item',
       'ItemGroup',
@@ -226,6 +228,7 @@ describe('the OpenAPI document: named components, limits as keywords, servers an
     const update = { customer_id: created.customer_id, customer_name: 'Ada Lovelace', phone: '+1 212 555 0100' }
     validate('Customer', ok(await t.post('/v1/customer/update', { customer: update })))
     validate('SearchResult', ok(await t.post('/v1/customer/search', { query: 'ada lo' })))
+    validate('CustomerPage', ok(await t.post('/v1/customer/list', { limit: 1 })))
     validate('SignInResult', ok(await t.post('/v1/customer/signin', { email, password: 'a long password' })))
     const times = { pickup_timestamp: 1_793_344_500, delivery_timestamp: 1_793_430_900 }
     const order = ok(await t.post('/v1/transaction/create', { customer_id: created.customer_id, service_name: service, ...times }))

@@ -8,6 +8,9 @@ import { ACCESS_SCHEMAS } from './access.schemas.js'
 import { customerCreateRoutes, customerRecordRoutes } from './customers.routes.js'
 import { CUSTOMER_SCHEMAS } from './customers.schemas.js'
 import { CustomersService } from './customers.service.js'
+import { customerListRoutes } from './list.routes.js'
+import { LIST_SCHEMAS } from './list.schemas.js'
+import { CustomerListService } from './list.service.js'
 import { PasswordResetService } from './password-reset.service.js'
 import { customerSearchRoutes } from './search.routes.js'
 import { SEARCH_SCHEMAS } from './search.schemas.js'
@@ -26,15 +29,16 @@ interface CustomersDeps extends Pick<AppContext, 'database' | 'useCases' | 'cloc
   readonly rateLimits: Pick<AppContext['rateLimits'], 'signIn'>
 }
 
-/** Customers: sign-in, password reset, create, read, update, search. Who may call what is decided here (D-12). */
+/** Customers: sign-in, password reset, create, read, update, search, list. Who may call what is decided here (D-12). */
 export function customersModule(context: CustomersDeps) {
   const customers = new CustomersService(context.database, context.useCases, context.clock, context.dataKey)
   const search = new SearchService(context.database)
+  const list = new CustomerListService(context.database)
   const signIn = new SignInService(context.auth)
   const reset = new PasswordResetService(context.database, context.clock, context.dataKey, context.auth, context.config.publicUrl)
   return async (app: App): Promise<void> => {
     // The named schemas its answers refer to, for every scope below (platform/schemas.ts `useSchemas`).
-    useSchemas(app, [...ACCESS_SCHEMAS, ...CUSTOMER_SCHEMAS, ...SEARCH_SCHEMAS])
+    useSchemas(app, [...ACCESS_SCHEMAS, ...CUSTOMER_SCHEMAS, ...SEARCH_SCHEMAS, ...LIST_SCHEMAS])
     // Every caller: app keys, customers, staff.
     await app.register(
       callersScope(context.auth, ['app', 'customer', 'staff'], (open) => {
@@ -46,7 +50,12 @@ export function customersModule(context: CustomersDeps) {
     // Customers (their own record only, D-11) and staff.
     await app.register(callersScope(context.auth, ['customer', 'staff'], (own) => customerRecordRoutes(own, customers)))
     // Staff and admin keys only.
-    await app.register(callersScope(context.auth, ['staff'], (staff) => customerSearchRoutes(staff, search)))
+    await app.register(
+      callersScope(context.auth, ['staff'], (staff) => {
+        customerSearchRoutes(staff, search)
+        customerListRoutes(staff, list)
+      })
+    )
     // The page of the reset link and its own submit endpoint, outside /v1: the token is their
     // credential, since a browser following an e-mailed link holds no API key (D-37).
     resetPageRoutes(app, reset, context.rateLimits.signIn)

@@ -14,6 +14,19 @@ where "email" = ?;
 insert into "customers" ("id", "email", "first_name", "last_name", "first_name_lc", "last_name_lc", "phone", "preference", "street", "apartment", "city", "state", "zip", "password_hash", "payment_customer_id", "card_ciphertext", "card_last4", "card_expiration", "created_at", "updated_at")
 values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
 
+-- customers.list
+select "c"."id", "c"."first_name", "c"."last_name", "c"."email", "c"."phone", "c"."last_name_lc", "c"."first_name_lc"
+from "customers" as "c"
+order by "c"."last_name_lc", "c"."first_name_lc", "c"."id"
+limit ?;
+
+-- customers.listAfter
+select "c"."id", "c"."first_name", "c"."last_name", "c"."email", "c"."phone", "c"."last_name_lc", "c"."first_name_lc"
+from "customers" as "c"
+where ("c"."last_name_lc", "c"."first_name_lc", "c"."id") > (?, ?, ?)
+order by "c"."last_name_lc", "c"."first_name_lc", "c"."id"
+limit ?;
+
 -- customers.lockedById
 select "id", "email", "first_name", "last_name", "phone", "preference", "street", "apartment", "city", "state", "zip", "payment_customer_id"
 from "customers"
