@@ -14,6 +14,7 @@ import { OrdersService } from './orders.service.js'
 import { receiptRoutes } from './receipts.routes.js'
 import { ReceiptsService } from './receipts.service.js'
 
+export { FIELD_CHANGE_DESCRIPTIONS } from './field-changes.js'
 export { assertVisible } from './order-rules.js'
 export { type TrackedEntry, trackedHistoryInsert } from './order-writes.repository.js'
 export { exportOrders } from './orders.export.repository.js'

@@ -1,5 +1,5 @@
 import type { StatementCompiler, Tx } from '../../db/statement.js'
-import type { HistoryType } from '../orders/index.js'
+import { FIELD_CHANGE_DESCRIPTIONS, type HistoryType } from '../orders/index.js'
 
 /** An order as the tracking use cases see it: its internal id and its owner. */
 export interface TrackedOrder {
@@ -25,10 +25,13 @@ export interface TrackingHistoryRow {
 }
 
 /**
- * History types the public page never shows: receipt changes name the items on the receipt
- * (no receipt on the tracking page).
+ * The customer's journey, all the public page shows of the history: placed, each step reached,
+ * closed and reopened. Never the shop's own entries: note and date edits (`updated` entries that
+ * name the fields changed), receipt changes, and `tracked` entries, which repeat the step entry
+ * they announce. An `updated` entry of any other description is a change of service, which put
+ * the order at a step (D-53, D-56).
  */
-const PRIVATE_HISTORY_TYPES: readonly HistoryType[] = ['receipt_added', 'receipt_removed']
+const JOURNEY_TYPES: readonly HistoryType[] = ['created', 'moved', 'closed', 'reopened']
 
 /** SQL of tracking links; tokens are only ever looked up by their SHA-256. */
 export function trackingRepository(database: StatementCompiler) {
@@ -77,7 +80,12 @@ export function trackingRepository(database: StatementCompiler) {
       .selectFrom('order_history')
       .select(['at', 'type', 'position', 'description'])
       .where('order_id', '=', param('orderId'))
-      .where('type', 'not in', [...PRIVATE_HISTORY_TYPES])
+      .where((eb) =>
+        eb.or([
+          eb('type', 'in', [...JOURNEY_TYPES]),
+          eb.and([eb('type', '=', 'updated'), eb('description', 'not in', [...FIELD_CHANGE_DESCRIPTIONS])])
+        ])
+      )
       // As the history reads (D-56): by time, a late-written `tracked` entry right after the step entry it follows.
       .orderBy('at')
       .orderBy((eb) => eb.fn.coalesce('follows', 'id'))
@@ -95,7 +103,7 @@ export function trackingRepository(database: StatementCompiler) {
     replace: (tx: Tx, row: { orderId: number; tokenHash: string; sealed: string; now: number }) => replace.run(row, tx),
     /** Where the order of a token is, or undefined for a token that is not live. */
     status: (tokenHash: string) => status.first({ tokenHash }),
-    /** The order's history without receipt entries, oldest first. */
+    /** The order's journey (JOURNEY_TYPES and changes of service), oldest first. */
     history: (orderId: number) => history.rows({ orderId })
   }
 }

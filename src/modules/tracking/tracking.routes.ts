@@ -60,7 +60,7 @@ export function trackingStatusRoutes(app: App, tracking: TrackingService, limite
         id: 'getTrackingStatus',
         summary: 'Tracking page status',
         description:
-          'What the page of GET /track/{token} shows: the service name, the current step and its progress bar, and the timeline (oldest first; no actors, no receipt entries). Nothing about the customer, the receipt or the note. No credentials: the token is the credential; an unknown or replaced token is 404 `transaction_not_found`. At most 60 calls per client address per minute. Takes no body.',
+          "What the page of GET /track/{token} shows: the service name, the current step and its progress bar, and the customer's journey (oldest first: placed, each step reached, closed, reopened; no actors, no note or date edits, no receipt changes, no `tracked` entries). Nothing about the customer, the receipt or the note. No credentials: the token is the credential; an unknown or replaced token is 404 `transaction_not_found`. At most 60 calls per client address per minute. Takes no body.",
         tags,
         params: TokenParams,
         response: Ref(TrackingStatusResponse),

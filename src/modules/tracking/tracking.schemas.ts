@@ -30,12 +30,16 @@ export const TokenParams = Type.Object({
   token: Type.String({ description: 'The token of a tracking link.', 'x-doc-pattern': `^${TOKEN_PATTERN}$` })
 })
 
+// The D-56 entries the page shows (tracking.repository.ts): the journey, nothing the shop did inside.
+const JOURNEY = HISTORY_TYPES.filter((type) => ['created', 'moved', 'updated', 'closed', 'reopened'].includes(type))
+
 const TrackingHistoryEntry = Type.Object(
   {
     at: Instant(),
     type: Type.String({
-      enum: HISTORY_TYPES.filter((type) => !type.startsWith('receipt_')),
-      description: 'Receipt changes are not shown.'
+      enum: JOURNEY,
+      description:
+        '`created`: the order was placed; `moved`: it reached the step; `updated`: a change of service put it at the step (D-53); `closed`: it was completed; `reopened`: the shop opened it again.'
     }),
     position_number: Type.String({ pattern: '^[0-9]+$' }),
     description: Type.String()
@@ -56,7 +60,8 @@ export const TrackingStatusResponse = Type.Object(
     }),
     progress_bar: Ref(ProgressBar),
     history: Type.Array(Ref(TrackingHistoryEntry), {
-      description: 'Oldest first; like D-56 without actors and without receipt entries.'
+      description:
+        "The customer's journey, oldest first: placed, each step reached, closed and reopened. Like D-56 without actors, and without note or date edits, receipt changes or `tracked` entries (which repeat the step they announce)."
     })
   },
   { $id: 'TrackingStatus', description: 'What the tracking page shows (issue 9).' }

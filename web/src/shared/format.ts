@@ -21,27 +21,3 @@ export function when(iso: string): string {
   const date = new Date(iso)
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'short' })
 }
-
-/** What a history entry type means, for people (D-56). */
-export function historyLabel(type: string): string {
-  switch (type) {
-    case 'created':
-      return 'Order placed'
-    case 'moved':
-      return 'Moved on'
-    case 'closed':
-      return 'Completed'
-    case 'reopened':
-      return 'Reopened'
-    case 'updated':
-      return 'Updated'
-    case 'receipt_added':
-      return 'Added to receipt'
-    case 'receipt_removed':
-      return 'Removed from receipt'
-    case 'tracked':
-      return 'Tracking update'
-    default:
-      return type
-  }
-}

@@ -1,12 +1,39 @@
 import './track.css'
 import type { TrackingStatus } from '../shared/api-types'
 import { h, progress, replace } from '../shared/dom'
-import { historyLabel, when } from '../shared/format'
+import { when } from '../shared/format'
 import { ApiError, postJson } from '../shared/http'
 
 // The customers' tracking page (issue 9): /track/<token>. It reads POST /track/<token>/status,
-// which answers the service, the current step, the progress bar and the timeline, nothing else.
+// which answers the service, the current step, the progress bar and the customer's journey (placed,
+// steps reached, completed, reopened), nothing else: the server leaves out the shop's own entries.
 const REFRESH_MS = 60_000
+
+type JourneyEntry = TrackingStatus['history'][number]
+
+/** What an entry of the journey says to the customer. */
+function journeyLabel(entry: JourneyEntry): string {
+  switch (entry.type) {
+    case 'created':
+      return 'Order placed'
+    case 'moved':
+    case 'updated':
+      return `Reached: ${entry.description}`
+    case 'closed':
+      return 'Completed'
+    case 'reopened':
+      return 'Reopened'
+    default:
+      return entry.description
+  }
+}
+
+/** The step an entry happened at, beside its label: the label of a step reached names it already. */
+function journeyDetail(entry: JourneyEntry): string {
+  return entry.type === 'moved' || entry.type === 'updated'
+    ? `Step ${entry.position_number}`
+    : `Step ${entry.position_number}: ${entry.description}`
+}
 
 const root = document.getElementById('app')!
 const token = decodeURIComponent(location.pathname.replace(/^\/track\//, '').replace(/\/+$/, ''))
@@ -52,8 +79,8 @@ function draw(status: TrackingStatus): void {
               'li',
               { 'data-type': entry.type },
               h('time', { datetime: entry.at }, when(entry.at)),
-              h('strong', {}, historyLabel(entry.type)),
-              h('span', {}, `${entry.description} (step ${entry.position_number})`)
+              h('strong', {}, journeyLabel(entry)),
+              h('span', {}, journeyDetail(entry))
             )
           )
       )

@@ -3,7 +3,7 @@
 -- tracking.history
 select "at", "type", "position", "description"
 from "order_history"
-where "order_id" = $1 and "type" not in ($2, $3)
+where "order_id" = $1 and ("type" in ($2, $3, $4, $5) or ("type" = $6 and "description" not in ($7, $8, $9, $10, $11, $12, $13)))
 order by "at", coalesce("follows", "id"), "id";
 
 -- tracking.insert

@@ -3,7 +3,7 @@
 -- tracking.history
 select "at", "type", "position", "description"
 from "order_history"
-where "order_id" = ? and "type" not in (?, ?)
+where "order_id" = ? and ("type" in (?, ?, ?, ?) or ("type" = ? and "description" not in (?, ?, ?, ?, ?, ?, ?)))
 order by "at", coalesce("follows", "id"), "id";
 
 -- tracking.insert
