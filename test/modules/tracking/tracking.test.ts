@@ -203,11 +203,11 @@ describeEachDialect(
       ok(await status(t, fresh))
     })
 
-    it('should document the link operations with Basic credentials and the status read without', async () => {
+    it('should document the link operations with Basic credentials or a console session, and the status read without', async () => {
       const document = ok(await t.post('/openapi.json', undefined, { method: 'GET', auth: null }))
       const get = document.paths['/v1/transaction/{transaction_id}/tracking'].post
       assert.equal(get.operationId, 'getTrackingLink')
-      assert.deepEqual(get.security, [{ basicAuth: [] }])
+      assert.deepEqual(get.security, [{ basicAuth: [] }, { consoleSession: [], csrfToken: [] }])
       assert.deepEqual(get['x-callers'], ['customer', 'staff'])
       assert.equal(document.paths['/v1/transaction/{transaction_id}/tracking/renew'].post.operationId, 'renewTrackingLink')
       const read = document.paths['/track/{token}/status'].post
