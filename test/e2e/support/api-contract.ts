@@ -6,6 +6,7 @@ import type { CatalogueResponse, CatalogueService } from '../../../src/modules/c
 import type { ItemResponse, ItemsResponse } from '../../../src/modules/catalogue/items.schemas.js'
 import type { ServiceView, StatsResponse } from '../../../src/modules/catalogue/services.schemas.js'
 import type { CustomerChanges, CustomerCreateView, CustomerView } from '../../../src/modules/customers/customers.schemas.js'
+import type { ListCustomersResponse } from '../../../src/modules/customers/list.schemas.js'
 import type { SearchResponse } from '../../../src/modules/customers/search.schemas.js'
 import type { BoardResponse } from '../../../src/modules/orders/board.schemas.js'
 import type {
@@ -32,6 +33,7 @@ export type ApiContract = [
   Holds<Same<WebStaff.StaffView, Static<typeof StaffView>>>,
   Holds<Same<WebStaff.StaffListResponse, Static<typeof StaffList>>>,
   Holds<Fits<Web.CustomerChanges, CustomerChanges>>,
+  Holds<Same<Web.CustomerListResponse, Static<typeof ListCustomersResponse>>>,
   Holds<Same<Web.ServiceView, Static<typeof ServiceView>>>,
   Holds<Same<Web.StatsResponse, Static<typeof StatsResponse>>>,
   Holds<Same<Web.TransactionView, Static<typeof TransactionView>>>,
