@@ -9,6 +9,7 @@ import type { Principal } from '../../platform/principal.js'
 import { invalidField, problems } from '../../platform/problems.js'
 import { serviceKeyOf, serviceNameKey } from '../catalogue/index.js'
 import { outboxWriter } from '../notifications/index.js'
+import { type ChangedField, fieldChangeDescription } from './field-changes.js'
 import { assertVisible, authorOf, checkDeliveryAfterPickup, timestampOf, wholeInRange } from './order-rules.js'
 import { type LockedOrder, type OrdersRepository, ordersRepository } from './orders.repository.js'
 import type {
@@ -121,7 +122,7 @@ export class OrdersService {
       if (serviceKey !== undefined && serviceKey !== serviceNameKey(order.service_name)) {
         at = await this.changeService(tx, order, serviceKey, author, now)
       }
-      const changed: string[] = []
+      const changed: ChangedField[] = []
       if (pickup !== undefined && pickup !== order.pickup_at) changed.push('pickup_timestamp')
       if (delivery !== undefined && delivery !== order.delivery_at) changed.push('delivery_timestamp')
       if (note !== undefined && note !== order.note) changed.push('note')
@@ -142,7 +143,7 @@ export class OrdersService {
           at: now,
           type: 'updated',
           position: at.position,
-          description: `Changed ${changed.join(', ')}`,
+          description: fieldChangeDescription(changed),
           ...author
         })
       }
