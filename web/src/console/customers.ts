@@ -17,7 +17,11 @@ export async function renderCustomers(c: Console, view: HTMLElement, customerId?
   else await renderCustomerPage(c, view, customerId)
 }
 
-const customerLink = (id: string, name: string) => h('a', { href: `#/customers/${encodeURIComponent(id)}` }, name || '(no name)')
+/** A customer's link: their name, or their e-mail while they have none (every link says whose it is). */
+const customerLink = (entry: CustomerListEntry) => [
+  h('a', { href: `#/customers/${encodeURIComponent(entry.customer_id)}` }, entry.customer_name || entry.customer_email),
+  entry.customer_name === '' ? h('span', { class: 'hint' }, ' (no name yet)') : null
+]
 
 async function renderIndex(c: Console, view: HTMLElement): Promise<void> {
   const all = await browseSection(c)
@@ -171,13 +175,7 @@ async function browseSection(c: Console): Promise<HTMLElement> {
 }
 
 function customerRow(entry: CustomerListEntry): HTMLTableRowElement {
-  return h(
-    'tr',
-    {},
-    h('th', { scope: 'row' }, customerLink(entry.customer_id, entry.customer_name)),
-    h('td', {}, entry.customer_email),
-    h('td', {}, entry.phone || '—')
-  )
+  return h('tr', {}, h('th', { scope: 'row' }, customerLink(entry)), h('td', {}, entry.customer_email), h('td', {}, entry.phone || '—'))
 }
 
 function emptyRow(): HTMLTableRowElement {
