@@ -5,9 +5,12 @@ import type { Console } from './context'
 import { fieldErrors } from './field-errors'
 import { alertBox, busy, zoneNote } from './ui'
 
+/** The new-order section's heading: the customer's first name, or their e-mail while they have none. */
+export const newOrderTitle = (record: CustomerRecord) => `New order for ${record.first_name || record.email}`
+
 /** A new order for this customer: pickup and delivery typed in shop time (D-50, D-51). */
 export function newOrderSection(c: Console, record: CustomerRecord, services: string[]): HTMLElement {
-  const title = `New order for ${record.first_name || record.email}`
+  const title = newOrderTitle(record)
   if (services.length === 0)
     return h(
       'section',

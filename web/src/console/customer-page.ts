@@ -4,7 +4,7 @@ import { money } from '../shared/format'
 import type { Console } from './context'
 import { cardSection } from './customer-card'
 import { detailsSection } from './customer-details'
-import { newOrderSection } from './customer-order'
+import { newOrderSection, newOrderTitle } from './customer-order'
 import { busy, pageHeading, scrollBox, zoneNote } from './ui'
 
 /** The customer's name for headings: first and last name, or the e-mail while they have none. */
@@ -24,6 +24,8 @@ export async function renderCustomerPage(c: Console, view: HTMLElement, customer
   const heading = pageHeading(displayName(record))
   const onSaved = (saved: CustomerRecord) => {
     heading.textContent = displayName(saved)
+    const orderTitle = view.querySelector('#new-order-title')
+    if (orderTitle !== null) orderTitle.textContent = newOrderTitle(saved)
     c.names.forget(saved.customer_id)
   }
   replace(
