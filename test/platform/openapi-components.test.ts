@@ -56,6 +56,7 @@ describe('the OpenAPI document: named components, limits as keywords, servers an
       'CatalogueStep',
       'ConsoleConfig',
       'ConsoleSession',
+      'ConsoleSessionOwner',
       'ConsoleStatus',
       'Customer',
       'CustomerCreated',
@@ -149,6 +150,8 @@ describe('the OpenAPI document: named components, limits as keywords, servers an
     for (const [method, path, operation] of operations(document)) {
       // Basic credentials, or a console session with its CSRF token (D-16).
       if (path.startsWith('/v1/')) assert.deepEqual(operation.security, [{ basicAuth: [] }, { consoleSession: [], csrfToken: [] }], path)
+      else if (path === '/console/session' && method === 'get')
+        assert.deepEqual(operation.security, [{ consoleSession: [], csrfToken: [] }])
       else {
         assert.deepEqual(operation.security, [], `${method} ${path}`)
         open.push(`${method.toUpperCase()} ${path}`)

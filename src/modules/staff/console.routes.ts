@@ -1,14 +1,16 @@
 import type { FastifyReply } from 'fastify'
 import type { App } from '../../platform/app-types.js'
+import type { Authenticator } from '../../platform/auth.js'
 import { Ref } from '../../platform/components.js'
 import { passwordInNfkc } from '../../platform/credential-fields.js'
+import { problems } from '../../platform/problems.js'
 import type { RateLimitStore } from '../../platform/rate-limit.js'
 import { callsPerAddress, LIMITS } from '../../platform/rate-limit.rules.js'
 import { CONNECTION_PROBLEMS, operation, problemResponses, textAnswer } from '../../platform/schemas.js'
 import { SESSION_COOKIE, SESSION_LIFETIME_MS, sessionTokenOf } from '../../platform/session-auth.js'
 import type { ConsoleService } from './console.service.js'
 import { SET_PASSWORD_PAGE } from './set-password.page.js'
-import { ConsoleConfig, ConsoleStatus, SessionBody, SessionView, SetPasswordBody } from './staff.schemas.js'
+import { ConsoleConfig, ConsoleStatus, SessionBody, SessionOwner, SessionView, SetPasswordBody } from './staff.schemas.js'
 
 const tags = ['staff']
 const LIMIT_NOTE = "At most 60 sign-in and password calls per client address per minute, counted with customers' sign-ins (D-14)."
@@ -37,6 +39,7 @@ function sessionCookie(token: string | null, secure: boolean): string {
  */
 export function consoleRoutes(
   app: App,
+  auth: Pick<Authenticator, 'authenticateRequest'>,
   sessions: ConsoleService,
   settings: ConsoleSettings,
   limiter: RateLimitStore,
@@ -62,6 +65,35 @@ export function consoleRoutes(
       const { token, view } = await sessions.signIn(request.body)
       reply.header('set-cookie', sessionCookie(token, secure))
       return view
+    }
+  )
+
+  app.get(
+    '/console/session',
+    {
+      schema: {
+        tags,
+        operationId: 'consoleSessionOwner',
+        summary: 'Who is signed in',
+        security: [{ consoleSession: [], csrfToken: [] }],
+        description:
+          "The staff user of this tab's console session (D-16): it sends the `so_session` cookie and its `X-CSRF-Token`, so a reloaded console can show who is signed in while the tab keeps nothing but the CSRF token. An ended or unknown session is 401; a live one without its token, 403 `csrf_failed`.",
+        response: {
+          200: Ref(SessionOwner),
+          ...problemResponses([...CONNECTION_PROBLEMS, 'unauthenticated', 'csrf_failed', 'internal', 'unavailable'])
+        }
+      }
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store')
+      // Only a session answers here, never Basic credentials (nor their browser prompt).
+      if (sessionTokenOf(request.headers.cookie) === undefined) throw problems.sessionEnded()
+      const principal = await auth.authenticateRequest(
+        { cookie: request.headers.cookie, 'x-csrf-token': request.headers['x-csrf-token'] },
+        request.ip
+      )
+      if (principal.kind !== 'staff') throw problems.sessionEnded()
+      return { staff_id: principal.staffId, name: principal.name, role: principal.role }
     }
   )
 

@@ -37,7 +37,7 @@ export function staffModule(context: StaffDeps) {
     // The admin role only: admin API keys and admin staff users (D-18).
     await app.register(callersScope(context.auth, ['admin'], (admins) => staffRoutes(admins, staff, context.useCases)))
     const secure = context.config.publicUrl.startsWith('https:')
-    consoleRoutes(app, sessions, settings, context.rateLimits.signIn, secure)
+    consoleRoutes(app, context.auth, sessions, settings, context.rateLimits.signIn, secure)
   }
 }
 

@@ -82,6 +82,11 @@ export const SessionView = Type.Object(
   { $id: 'ConsoleSession', description: 'The signed-in staff user and the CSRF token of the session (D-16).' }
 )
 
+export const SessionOwner = Type.Object(
+  { staff_id: Type.String({ maxLength: 64 }), name: Type.String({ maxLength: STAFF_NAME_MAX }), role: Role },
+  { $id: 'ConsoleSessionOwner', description: 'The staff user of a live console session (D-16).' }
+)
+
 export const SetPasswordBody = Type.Object({
   token: Line(200, { minLength: 1, description: 'The token of the set-password link (D-15).' }),
   password: StaffPassword('The password to set.')
@@ -101,4 +106,4 @@ export const ConsoleConfig = Type.Object(
 )
 
 /** The named schemas of the staff module's answers. */
-export const STAFF_SCHEMAS = [StaffView, StaffList, SessionView, ConsoleStatus, ConsoleConfig]
+export const STAFF_SCHEMAS = [StaffView, StaffList, SessionView, SessionOwner, ConsoleStatus, ConsoleConfig]

@@ -16,7 +16,7 @@ import type {
   TransactionView,
   UpdateTransactionResponse
 } from '../../../src/modules/orders/orders.schemas.js'
-import type { ConsoleConfig, SessionView, StaffList, StaffView } from '../../../src/modules/staff/staff.schemas.js'
+import type { ConsoleConfig, SessionOwner, SessionView, StaffList, StaffView } from '../../../src/modules/staff/staff.schemas.js'
 import type { TrackingLinkResponse, TrackingStatusResponse } from '../../../src/modules/tracking/tracking.schemas.js'
 import type * as Web from '../../../web/src/shared/api-types.js'
 import type * as WebStaff from '../../../web/src/shared/staff-types.js'
@@ -30,6 +30,7 @@ type Fits<A, B> = [A] extends [B] ? true : false
 export type ApiContract = [
   Holds<Same<WebStaff.ConsoleConfig, Static<typeof ConsoleConfig>>>,
   Holds<Same<WebStaff.ConsoleSession, Static<typeof SessionView>>>,
+  Holds<Same<Omit<WebStaff.ConsoleSession, 'csrf_token'>, Static<typeof SessionOwner>>>,
   Holds<Same<WebStaff.StaffView, Static<typeof StaffView>>>,
   Holds<Same<WebStaff.StaffListResponse, Static<typeof StaffList>>>,
   Holds<Fits<Web.CustomerChanges, CustomerChanges>>,

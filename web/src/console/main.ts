@@ -8,7 +8,7 @@ import { renderCatalogue } from './catalogue'
 import { type Console, CustomerNames } from './context'
 import { renderCustomers } from './customers'
 import { renderOrders } from './orders-list'
-import { endSession, forgetSession, loadConfig, type SignedIn, storedSession } from './session'
+import { endSession, forgetSession, loadConfig, resumeSession, type SignedIn } from './session'
 import { drawShell, type Frame } from './shell'
 import { renderSignIn, type SignInMessage } from './signin'
 import { renderStaff } from './staff'
@@ -134,7 +134,7 @@ window.addEventListener(UNAUTHORIZED, () => {
 async function start(): Promise<void> {
   config = await loadConfig().catch(() => null)
   if (config !== null) setShopTimeZone(config.time_zone)
-  const stored = storedSession()
+  const stored = await resumeSession()
   if (stored === null) renderSignIn(root, config, signIn)
   else signIn(stored)
 }

@@ -4,7 +4,6 @@ import type { StaffView } from '../shared/staff-types'
 import { shopTime } from '../shared/time-zone'
 import type { Console } from './context'
 import { fieldErrors } from './field-errors'
-import { storedSession, storeSession } from './session'
 import { alertBox, busy, errorText, inputText, pageHeading, scrollBox, zoneNote } from './ui'
 
 const ROLE_WORDS = { admin: 'Admin', staff: 'Staff' } as const
@@ -129,8 +128,6 @@ function row(c: Console, person: StaffView, alert: HTMLElement): HTMLTableRowEle
 
 /** An admin who made themselves staff keeps their session but loses this page: the console reloads as staff. */
 function demotedSelf(): void {
-  const stored = storedSession()
-  if (stored !== null) storeSession({ ...stored, role: 'staff' })
   location.hash = '#/board'
   location.reload()
 }

@@ -42,8 +42,13 @@ export async function postJson<T>(
 }
 
 /** GETs a JSON document of this origin (GET /console/config). */
-export function getJson<T>(path: string): Promise<T> {
-  return answer<T>(path, { method: 'GET', headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
+export function getJson<T>(path: string, headers: Record<string, string> = {}): Promise<T> {
+  return answer<T>(path, {
+    method: 'GET',
+    headers: { accept: 'application/json', ...headers },
+    credentials: 'same-origin',
+    cache: 'no-store'
+  })
 }
 
 async function answer<T>(path: string, init: RequestInit): Promise<T> {
