@@ -104,15 +104,18 @@ export function consoleRoutes(
         id: 'signOutOfConsole',
         summary: 'Sign out of the console',
         description:
-          'Ends the session of the `so_session` cookie at once and deletes the cookie (`Max-Age=0`) (D-16). Answers the same without a cookie or for a session already ended. Takes no body.',
+          'Ends the session of the `so_session` cookie at once and deletes the cookie (`Max-Age=0`) (D-16). Answers the same without a cookie (then no `Set-Cookie`: a request without the cookie has none to delete) or for a session already ended. Takes no body.',
         tags,
         response: Ref(ConsoleStatus),
         problems: []
       })
     },
     async (request, reply: FastifyReply) => {
-      await sessions.end(sessionTokenOf(request.headers.cookie))
-      reply.header('set-cookie', sessionCookie(null, secure))
+      const token = sessionTokenOf(request.headers.cookie)
+      await sessions.end(token)
+      // Cleared only for a request that carried it: another site's form post (sent without the
+      // SameSite=Strict cookie) cannot delete this browser's cookie.
+      if (token !== undefined) reply.header('set-cookie', sessionCookie(null, secure))
       return { status: 'success' }
     }
   )
