@@ -105,7 +105,7 @@ describe('the catalogue in the console (Chromium)', { skip }, () => {
     await heading(page, 'Wash')
     await stepForm(1).getByRole('button', { name: 'Remove step 1' }).click()
     await page.getByRole('dialog').getByRole('button', { name: 'Remove the step' }).click()
-    await hasText(stepForm(1).locator('[role="alert"]'), 'Transactions are at this step; move them on before removing it.')
+    await hasText(stepForm(1).locator('[role="alert"]'), 'Orders are at this step (open or closed), so it cannot be removed.')
     assert.equal((await steps('Wash')).length, 3)
   })
 

@@ -10,8 +10,8 @@ import { ensureWebBuild } from './support/web-build.js'
 // in the invited person's own browser; a change of role; disabling someone, which throws them out
 // of a console they have open on their very next action.
 
-// Chromium names the button "Make admin : Ben Baker": its hidden ": Ben Baker" counts as a block.
-const roleButton = (role: string, name: string) => new RegExp(`^Make ${role}\\s?: ${name}$`)
+// The buttons of a row name whom they act on (aria-label), for a screen reader.
+const roleButton = (role: string, name: string) => `Make ${role}: ${name}`
 
 const BEN = { name: 'Ben Baker', email: 'ben.baker@example.com', password: 'ben-chooses-this-one' }
 
@@ -62,7 +62,7 @@ describe('the Staff page of an admin: invite, change a role, disable (Chromium)'
       'Staff',
       'Active',
       await row(BEN.name).locator('time').textContent(),
-      `Make admin: ${BEN.name}Disable ${BEN.name}`
+      'Make adminDisable'
     ])
     const made = await benOnServer()
     assert.deepEqual([made?.name, made?.role, made?.status], [BEN.name, 'staff', 'active'])

@@ -54,10 +54,11 @@ function card(order: BoardOrder, step: BoardStep, totalSteps: number, now: numbe
         'data-transaction': order.transaction_id,
         'data-customer': order.customer_id,
         'data-code': code,
-        'data-position': position
+        'data-position': position,
+        // Which card's button it is, for a screen reader going from button to button.
+        'aria-label': `${moveLabel(step.button_title, position, totalSteps)}: order ${code}`
       },
-      moveLabel(step.button_title, position, totalSteps),
-      h('span', { class: 'visually-hidden' }, `: order ${code}`)
+      moveLabel(step.button_title, position, totalSteps)
     )
   )
 }

@@ -1,6 +1,7 @@
 import './board.css'
 import type { BoardResponse } from '../shared/api-types'
 import { field, h, replace } from '../shared/dom'
+import { shopTime } from '../shared/time-zone'
 import { boardColumns } from './board-columns'
 import { moveOrder } from './board-move'
 import type { Console } from './context'
@@ -95,7 +96,9 @@ export async function renderBoard(c: Console, view: HTMLElement, requested?: str
       text === '' ? plural(open, 'open order') : `${plural(open, 'open order')} ${open === 1 ? 'matches' : 'match'} “${text}”`,
       overdue > 0 ? h('span', { class: 'overdue-count' }, ` · ${overdue} overdue`) : null,
       ' · ',
-      h('a', { href: closedOrdersPath(answer.service_name) }, `Closed (${answer.closed_count})`)
+      h('a', { href: closedOrdersPath(answer.service_name) }, `Closed (${answer.closed_count})`),
+      // One time zone, said plainly: the pickups on the cards are shop time (D-51).
+      h('span', { class: 'zone' }, ` · ${shopTime.label}`)
     )
   }
 

@@ -77,15 +77,22 @@ function updateError(error: unknown, person: StaffView): string {
 
 function row(c: Console, person: StaffView, alert: HTMLElement): HTMLTableRowElement {
   const self = person.staff_id === c.me.staff_id
-  const hidden = (text: string) => h('span', { class: 'visually-hidden' }, text)
   const otherRole = person.role === 'admin' ? 'staff' : 'admin'
-  const roleButton = h('button', { type: 'button', class: 'small', 'data-action': 'role' }, `Make ${otherRole}`, hidden(`: ${person.name}`))
+  const roleButton = h(
+    'button',
+    { type: 'button', class: 'small', 'data-action': 'role', 'aria-label': `Make ${otherRole}: ${person.name}` },
+    `Make ${otherRole}`
+  )
   const active = person.status === 'active'
   const statusButton = h(
     'button',
-    { type: 'button', class: active ? 'small danger' : 'small', 'data-action': 'status' },
-    active ? 'Disable' : 'Enable',
-    hidden(` ${person.name}`)
+    {
+      type: 'button',
+      class: active ? 'small danger' : 'small',
+      'data-action': 'status',
+      'aria-label': `${active ? 'Disable' : 'Enable'} ${person.name}`
+    },
+    active ? 'Disable' : 'Enable'
   )
   const element = h(
     'tr',

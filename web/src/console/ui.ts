@@ -32,6 +32,9 @@ export function errorText(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.code === 'rate_limited') return `Too many requests; try again in ${waitText(error.retryAfterSeconds ?? 60)}.`
     if (error.code === 'forbidden') return 'Your role may not do this; ask an admin.'
+    // The API speaks of transactions; the console of orders.
+    if (error.code === 'step_in_use') return 'Orders are at this step (open or closed), so it cannot be removed.'
+    if (error.code === 'last_step') return 'A service needs at least one step, so its only step cannot be removed.'
     return error.detail
   }
   return 'Something went wrong in the console; reload the page and try again.'
