@@ -144,7 +144,8 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     assert.deepEqual(problemCodes(document.paths['/v1/service/create']!.post!), {
       400: ['invalid_json', 'validation_failed'],
       401: ['unauthenticated'],
-      403: ['forbidden'],
+      // A console session without its CSRF token (D-16).
+      403: ['csrf_failed', 'forbidden'],
       408: ['request_timeout'],
       409: ['service_exists'],
       413: ['payload_too_large'],
@@ -162,6 +163,8 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     assert.deepEqual(problemCodes(document.paths['/v1/service/{service_name}/{position_number}']!.post!), {
       400: ['validation_failed'],
       401: ['unauthenticated'],
+      // Open to every caller, but a console session must still send its CSRF token (D-16).
+      403: ['csrf_failed'],
       // A segment whose percent-encoding cannot be decoded (%ZZ) reaches no route.
       404: ['route_not_found', 'service_not_found', 'step_not_found'],
       408: ['request_timeout'],
@@ -223,6 +226,7 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     assert.deepEqual(text, {
       metrics: 'text/plain; version=0.0.4',
       resetPasswordPage: 'text/html',
+      setPasswordPage: 'text/html',
       consolePage: 'text/html',
       trackingPage: 'text/html'
     })
@@ -230,16 +234,18 @@ describeEachDialect('operations endpoints (D-71)', (t) => {
     assert.equal(metrics.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8')
   })
 
-  it('should mark a request body optional only where the operation takes none (transaction list)', async () => {
+  it('should mark a request body optional only where the operation takes none (transaction list, customer list)', async () => {
     const optional = Object.entries(document.paths).filter(
       ([, operations]) => (operations.post as { requestBody?: { required: boolean } } | undefined)?.requestBody?.required === false
     )
     assert.deepEqual(
       optional.map(([path]) => path),
-      ['/v1/transaction/list']
+      ['/v1/customer/list', '/v1/transaction/list']
     )
     const listed = ok<{ transactions: unknown[] }>(await t.post('/v1/transaction/list'))
     assert.ok(Array.isArray(listed.transactions))
+    const customers = ok<{ customers: unknown[] }>(await t.post('/v1/customer/list'))
+    assert.ok(Array.isArray(customers.customers))
   })
 
   it('should file every listed code under its own status, on every operation', () => {
