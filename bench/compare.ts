@@ -30,7 +30,9 @@ export function buildRevision(
   if (fs.existsSync(entry)) return { revision, entry, commit, migrations }
   fs.rmSync(dir, { recursive: true, force: true })
   fs.mkdirSync(dir, { recursive: true })
-  const archive = git(['archive', '--format=tar', commit, 'src', 'tsconfig.json', 'package.json'])
+  // Data files the server reads at start (the ZIP directory), where the revision has them.
+  const assets = String(git(['ls-tree', '--name-only', commit, 'assets'])).trim() === '' ? [] : ['assets']
+  const archive = git(['archive', '--format=tar', commit, 'src', 'tsconfig.json', 'package.json', ...assets])
   const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive })
   if (untar.status !== 0) throw new Error(`could not unpack ${revision}: ${String(untar.stderr).trim()}`)
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
