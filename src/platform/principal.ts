@@ -28,7 +28,7 @@ function isAdmin(principal: Principal): boolean {
 }
 
 /**
- * Who a scope of routes admits (platform/auth.ts `callersScope`): the caller classes of D-12, or
+ * Who a scope of routes admits (platform/callers-scope.ts `callersScope`): the caller classes of D-12, or
  * `admin`, the admin role only (D-18), as an admin API key or an admin staff user.
  */
 export type ScopeCaller = CallerClass | 'admin'

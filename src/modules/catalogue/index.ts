@@ -1,7 +1,7 @@
 import { VersionedMemo } from '../../db/versioned-memo.js'
 import type { AppContext } from '../../platform/app-context.js'
 import type { App } from '../../platform/app-types.js'
-import { callersScope } from '../../platform/auth.js'
+import { callersScope } from '../../platform/callers-scope.js'
 import { useSchemas } from '../../platform/components.js'
 import { serialiseSharedAnswersOnce } from '../../platform/shared-answers.js'
 import { catalogueEditRoutes } from './catalogue-edit.routes.js'

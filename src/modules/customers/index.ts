@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js'
 import type { AppContext } from '../../platform/app-context.js'
 import type { App } from '../../platform/app-types.js'
-import { callersScope } from '../../platform/auth.js'
+import { callersScope } from '../../platform/callers-scope.js'
 import { useSchemas } from '../../platform/components.js'
 import { resetConfirmRoutes, resetPageRoutes, signInRoutes } from './access.routes.js'
 import { ACCESS_SCHEMAS } from './access.schemas.js'
